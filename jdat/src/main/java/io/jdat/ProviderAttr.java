@@ -1,0 +1,62 @@
+package io.jdat;
+
+import java.util.List;
+
+/**
+ * {@code DAT_PROVIDER_ATTR}: the attributes of the provider behind an IA ({@code dat_ia_query}),
+ * with the uDAPL 1.2 mask bits ({@code DAT_PROVIDER_ATTR_MASK}). jdat always fills every field.
+ *
+ * @param providerName                 provider_name
+ * @param providerVersionMajor         provider_version_major
+ * @param providerVersionMinor         provider_version_minor
+ * @param daplVersionMajor             dapl_version_major
+ * @param daplVersionMinor             dapl_version_minor
+ * @param lmrMemTypesSupported         lmr_mem_types_supported: bit {@code 1 << type} per {@link MemType}
+ *                                     (C uses the enum values as bits; VIRTUAL is 0, so jdat reports a set)
+ * @param iovOwnershipOnReturn         iov_ownership_on_return
+ * @param datQosSupported              dat_qos_supported ({@link Qos} bits)
+ * @param completionFlagsSupported     completion_flags_supported ({@link CompletionFlags} bits)
+ * @param isThreadSafe                 is_thread_safe
+ * @param maxPrivateDataSize           max_private_data_size (at least 64)
+ * @param supportsMultipath            supports_multipath
+ * @param epCreator                    ep_creator
+ * @param pzSupport                    pz_support
+ * @param optimalBufferAlignment       optimal_buffer_alignment (divides 256)
+ * @param evdStreamMergingSupported    evd_stream_merging_supported [6][6], index order software, CR, DTO,
+ *                                     connection, RMR bind, async
+ * @param srqSupported                 srq_supported (1.2)
+ * @param srqWatermarksSupported       srq_watermarks_supported (1.2)
+ * @param srqEpPzDifferenceSupported   srq_ep_pz_difference_supported (1.2)
+ * @param srqInfoSupported             srq_info_supported (1.2)
+ * @param epRecvInfoSupported          ep_recv_info_supported (1.2)
+ * @param lmrSyncReq                   lmr_sync_req (1.2)
+ * @param dtoAsyncReturnGuaranteed     dto_async_return_guaranteed (1.2)
+ * @param rdmaWriteForRdmaReadReq      rdma_write_for_rdma_read_req (1.2)
+ * @param providerSpecificAttr         provider_specific_attr (its count is the list size)
+ */
+public record ProviderAttr(String providerName, int providerVersionMajor, int providerVersionMinor,
+        int daplVersionMajor, int daplVersionMinor, int lmrMemTypesSupported, IovOwnership iovOwnershipOnReturn,
+        int datQosSupported, int completionFlagsSupported, boolean isThreadSafe, int maxPrivateDataSize,
+        boolean supportsMultipath, EpCreatorForPsp epCreator, PzSupport pzSupport, int optimalBufferAlignment,
+        boolean[][] evdStreamMergingSupported, boolean srqSupported, int srqWatermarksSupported,
+        boolean srqEpPzDifferenceSupported, int srqInfoSupported, int epRecvInfoSupported, boolean lmrSyncReq,
+        boolean dtoAsyncReturnGuaranteed, boolean rdmaWriteForRdmaReadReq, List<NamedAttr> providerSpecificAttr) {
+    /** {@code DAT_PROVIDER_FIELD_NONE}. */
+    public static final long FIELD_NONE = 0L;
+    /** {@code DAT_PROVIDER_FIELD_PROVIDER_NAME}. */
+    public static final long FIELD_PROVIDER_NAME = 0x1L;
+    /** {@code DAT_PROVIDER_FIELD_MAX_PRIVATE_DATA_SIZE}. */
+    public static final long FIELD_MAX_PRIVATE_DATA_SIZE = 0x400L;
+    /** {@code DAT_PROVIDER_FIELD_ALL} (1.2). */
+    public static final long FIELD_ALL = 0x3FFFFFFL;
+
+    /** Immutable copy of the attribute list. */
+    public ProviderAttr {
+        providerSpecificAttr = List.copyOf(providerSpecificAttr);
+    }
+
+    /** True when {@code dat_lmr_create} accepts this {@link MemType}. */
+    public boolean supportsMemType(int memType) {
+        return (lmrMemTypesSupported & (1 << memType)) != 0;
+    }
+}

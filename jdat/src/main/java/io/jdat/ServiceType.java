@@ -1,0 +1,31 @@
+package io.jdat;
+
+/** {@code DAT_SERVICE_TYPE}: only reliable connected service exists in 1.2. */
+public enum ServiceType {
+    /** {@code DAT_SERVICE_TYPE_RC}. */
+    RC(0);
+
+    private static final ServiceType[] VALUES = values();
+
+    private final int code;
+
+    ServiceType(int code) {
+        this.code = code;
+    }
+
+    /** The numeric value of the C enumerator. */
+    public int code() {
+        return code;
+    }
+
+    /** The constant with this numeric value, or {@code null}. */
+    public static ServiceType of(int code) {
+        for (ServiceType v : VALUES) {
+            if (v.code == code) {
+                return v;
+            }
+        }
+        return null;
+    }
+
+}

@@ -1,0 +1,70 @@
+package io.jdat.core;
+
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
+import io.jdat.HandleType;
+import io.jdat.InterfaceAdapter;
+import io.jdat.ProtectionZone;
+import io.jdat.PzParam;
+import io.jdat.Rmr;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** {@code DAT_PZ_HANDLE}: counts the EPs, LMRs and RMRs that use it, so a used PZ cannot be freed. */
+public final class CorePz extends CoreObject implements ProtectionZone {
+    private final AtomicInteger users = new AtomicInteger();
+
+    CorePz(CoreIa ia) {
+        super(ia, HandleType.PZ, DatReturnSubtype.INVALID_HANDLE_PZ);
+    }
+
+    void addUser() {
+        users.incrementAndGet();
+    }
+
+    void removeUser() {
+        users.decrementAndGet();
+    }
+
+    /** {@code dat_rmr_create}, called by {@link Rmr#create}. */
+    public Rmr rmrCreate() {
+        checkAlive();
+        int index = ia.memory.reserve();
+        if (index < 0) {
+            throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY_REGION,
+                    "memory table full");
+        }
+        CoreRmr rmr = new CoreRmr(ia, this, index);
+        addUser();
+        ia.register(rmr);
+        return rmr;
+    }
+
+    @Override
+    public PzParam query(long pzParamMask) {
+        checkAlive();
+        Fail.checkMask(pzParamMask, PzParam.FIELD_ALL, 2);
+        return new PzParam(ia);
+    }
+
+    @Override
+    public void free() {
+        synchronized (this) {
+            checkAlive();
+            if (users.get() > 0) {
+                throw Fail.state(DatReturnSubtype.INVALID_STATE_PZ_IN_USE, users.get() + " EP/LMR/RMR still use the PZ");
+            }
+            freed = true;
+        }
+        ia.unregister(this);
+    }
+
+    @Override
+    void destroy() {
+        freed = true;
+    }
+
+    /** Used by the IA for diagnostics. */
+    InterfaceAdapter owner() {
+        return ia;
+    }
+}

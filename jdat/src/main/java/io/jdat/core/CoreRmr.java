@@ -1,0 +1,143 @@
+package io.jdat.core;
+
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
+import io.jdat.Endpoint;
+import io.jdat.HandleType;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.Rmr;
+import io.jdat.RmrParam;
+
+/**
+ * {@code DAT_RMR_HANDLE}: a memory window. It owns one index of the IA's {@link MemoryTable}; every bind
+ * publishes a new {@link Region} under a fresh key, so the previous context stops working (RMB-06).
+ */
+final class CoreRmr extends CoreObject implements Rmr {
+    private final CorePz pz;
+    private final int index;
+    /** The current binding, or {@code null}; guarded by {@code this}. */
+    private Region binding;
+    private LmrTriplet boundTriplet;
+    private int boundPriv;
+    private int lastContext;
+
+    CoreRmr(CoreIa ia, CorePz pz, int index) {
+        super(ia, HandleType.RMR, DatReturnSubtype.INVALID_HANDLE_RMR);
+        this.pz = pz;
+        this.index = index;
+    }
+
+    CorePz pz() {
+        return pz;
+    }
+
+    @Override
+    public RmrParam query(long mask) {
+        checkAlive();
+        Fail.checkMask(mask, RmrParam.FIELD_ALL, 2);
+        synchronized (this) {
+            return new RmrParam(ia, pz, boundTriplet, boundPriv, lastContext);
+        }
+    }
+
+    @Override
+    public int bind(LmrTriplet triplet, int memPrivileges, Endpoint ep, long userCookie, int completionFlags) {
+        checkAlive();
+        CoreEp e = Core.epArg(ep, ia);
+        if (triplet == null) {
+            throw Fail.param(2, "no LMR triplet");
+        }
+        if ((memPrivileges & ~MemPriv.ALL) != 0) {
+            throw Fail.param(3, "undefined privilege bits");
+        }
+        CompletionRules.checkRequestPostFlags(completionFlags, e.requestFlags(), false, 6);
+        Region target = null;
+        int priv = memPrivileges & (MemPriv.REMOTE_READ | MemPriv.REMOTE_WRITE);
+        if (triplet.segmentLength() != 0) {
+            Region lmr = ia.memory.lookup(triplet.lmrContext());
+            if (lmr == null || !lmr.local()) {
+                throw Fail.of(DatReturnType.PRIVILEGES_VIOLATION, "invalid LMR context");
+            }
+            if (lmr.pz() != pz || e.pz() != pz) {
+                throw Fail.of(DatReturnType.PROTECTION_VIOLATION, "LMR, RMR and EP must share one PZ");
+            }
+            if (((priv & MemPriv.REMOTE_READ) != 0 && (lmr.privileges() & MemPriv.LOCAL_READ) == 0)
+                    || ((priv & MemPriv.REMOTE_WRITE) != 0 && (lmr.privileges() & MemPriv.LOCAL_WRITE) == 0)) {
+                throw Fail.of(DatReturnType.PRIVILEGES_VIOLATION, "RMR privilege needs the LMR's local one (RMB-08)");
+            }
+            long off = lmr.offsetOf(triplet.virtualAddress(), triplet.segmentLength());
+            if (off < 0) {
+                throw Fail.param(2, "range outside its LMR (RMB-12)");
+            }
+            target = lmr;
+        }
+        return e.postBind(this, triplet, target, priv, userCookie, completionFlags);
+    }
+
+    /**
+     * Applies a bind accepted by the EP (called with the EP's posting lock held, in queue order).
+     *
+     * @return the new context
+     */
+    int applyBind(LmrTriplet triplet, Region lmr, int priv) {
+        synchronized (this) {
+            unbindLocked();
+            if (lmr == null) {
+                boundTriplet = null;
+                boundPriv = 0;
+                return lastContext;
+            }
+            int ctx = ia.memory.nextContext(index);
+            long off = lmr.offsetOf(triplet.virtualAddress(), triplet.segmentLength());
+            binding = new Region(ctx, lmr.segment().asSlice(off, triplet.segmentLength()), triplet.virtualAddress(),
+                    triplet.segmentLength(), pz, priv, lmr.lmr(), false);
+            lmr.lmr().boundRmrs.incrementAndGet();
+            ia.memory.publish(index, binding);
+            boundTriplet = triplet;
+            boundPriv = priv;
+            lastContext = ctx;
+            return ctx;
+        }
+    }
+
+    /** The context a bind would return without applying it (for a bind posted in DISCONNECTED). */
+    int peekContext() {
+        synchronized (this) {
+            return lastContext;
+        }
+    }
+
+    private void unbindLocked() {
+        if (binding != null) {
+            ia.memory.publish(index, null);
+            binding.lmr().boundRmrs.decrementAndGet();
+            binding = null;
+        }
+    }
+
+    @Override
+    public void free() {
+        synchronized (this) {
+            checkAlive();
+            freed = true;
+            unbindLocked();
+        }
+        ia.memory.release(index);
+        pz.removeUser();
+        ia.unregister(this);
+    }
+
+    @Override
+    void destroy() {
+        synchronized (this) {
+            if (freed) {
+                return;
+            }
+            freed = true;
+            unbindLocked();
+        }
+        ia.memory.release(index);
+        pz.removeUser();
+    }
+}

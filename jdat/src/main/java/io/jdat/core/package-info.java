@@ -1,0 +1,16 @@
+/**
+ * The provider-neutral core: every DAT rule, once.
+ *
+ * <p>The classes here implement the public interfaces of {@code io.jdat} and own all semantics: the
+ * endpoint state machine of API.md §7 ({@link io.jdat.core.CoreEp}), the {@code dat_ep_modify} state
+ * table, completion flags and EVD compatibility ({@link io.jdat.core.CompletionRules}), flushing, event
+ * queues and waiting ({@link io.jdat.core.CoreEvd}, {@link io.jdat.core.CoreCno}), memory registration and
+ * the local and remote protection checks ({@link io.jdat.core.MemoryTable}), service points and
+ * connection requests. Transports ({@code io.jdat.spi}) only move bytes and handshakes.
+ *
+ * <p><b>Locking</b> (outermost first): an EP's posting lock ({@code CoreEp.txLock}) → a transport's
+ * connection lock → an EP's state lock ({@code CoreEp.lock}) → an EVD's queue lock → a CNO's lock. No
+ * code calls into a transport while holding an EP's state lock, and no transport calls into the core while
+ * holding anything but its own connection lock.
+ */
+package io.jdat.core;

@@ -1,0 +1,307 @@
+package io.jdat.mem;
+
+import io.jdat.DtoCompletionStatus;
+import io.jdat.MemPriv;
+import io.jdat.spi.ActiveHandler;
+import io.jdat.spi.Channel;
+import io.jdat.spi.ChannelSink;
+import io.jdat.spi.PassiveHandler;
+import io.jdat.spi.RecvBuffer;
+import io.jdat.spi.RemoteRegion;
+import io.jdat.spi.WorkRequest;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One {@code mem} connection: two {@link Side}s and one lock that serialises every byte moved on it, in
+ * both directions.
+ *
+ * <p>A submitted work request executes at once, on the posting thread, under {@link #lock}: the sender's
+ * gather list is copied into the receiver's posted buffer, or RDMA copies straight between the two
+ * registered segments after the target's core checked the access. A send that finds no posted receive
+ * (receiver not ready) stays queued with everything behind it, in order, until the peer posts a receive
+ * ({@link Channel#recvPosted}); after {@link #RNR_TIMEOUT_MILLIS} the request fails with
+ * {@code DAT_DTO_ERR_RECEIVER_NOT_READY} and the connection breaks.
+ */
+final class MemConnection {
+    /** Receiver-not-ready limit (system property {@code jdat.mem.rnrTimeoutMillis}). */
+    static final long RNR_TIMEOUT_MILLIS = Long.getLong("jdat.mem.rnrTimeoutMillis", 2000L);
+    private static final ScheduledThreadPoolExecutor RNR_TIMER;
+
+    static {
+        RNR_TIMER = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "jdat-mem-rnr");
+            t.setDaemon(true);
+            return t;
+        });
+        RNR_TIMER.setRemoveOnCancelPolicy(true);
+    }
+
+    /** One end of the connection. Fields are guarded by {@link #lock} unless volatile. */
+    final class Side implements Channel {
+        final MemTransport transport;
+        final long portQual;
+        Side peer;
+        volatile ChannelSink sink;
+        final ArrayDeque<WorkRequest> pending = new ArrayDeque<>();
+        /** Requests queued behind a receiver-not-ready send; read without the lock by the peer's recvPosted. */
+        volatile int pendingCount;
+        /** Requests completed from {@link #pending}; the RNR timer compares it to detect no progress. */
+        long drained;
+        boolean closed;
+        final RemoteRegion region = new RemoteRegion();
+
+        Side(MemTransport transport, long portQual) {
+            this.transport = transport;
+            this.portQual = portQual;
+        }
+
+        @Override
+        public SocketAddress localAddress() {
+            return transport.address();
+        }
+
+        @Override
+        public long localPortQual() {
+            return portQual;
+        }
+
+        @Override
+        public SocketAddress remoteAddress() {
+            return peer.transport.address();
+        }
+
+        @Override
+        public long remotePortQual() {
+            return peer.portQual;
+        }
+
+        @Override
+        public void submit(WorkRequest wr) {
+            lock.lock();
+            try {
+                if (closed) {
+                    return;
+                }
+                if (pendingCount == 0 && execute(this, wr)) {
+                    return;
+                }
+                pending.add(wr);
+                pendingCount = pending.size();
+                if (pendingCount == 1) {
+                    armRnrTimer(this);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void recvPosted() {
+            Side from = peer;
+            if (from.pendingCount == 0) {
+                return;
+            }
+            lock.lock();
+            try {
+                drain(from);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void close(int mode) {
+            MemConnection.this.close(this, mode);
+        }
+    }
+
+    private final ReentrantLock lock = new ReentrantLock();
+    final Side active;
+    final Side passive;
+
+    MemConnection(MemTransport activeTransport, long activePort, MemTransport passiveTransport, long passivePort) {
+        active = new Side(activeTransport, activePort);
+        passive = new Side(passiveTransport, passivePort);
+        active.peer = passive;
+        passive.peer = active;
+    }
+
+    /** Completes the handshake on the CM thread: the active side first, then the passive side. */
+    void establish(ActiveHandler activeHandler, byte[] acceptData, PassiveHandler passiveHandler) {
+        ChannelSink a = activeHandler.established(active, acceptData);
+        if (a == null) {
+            passiveHandler.acceptFailed(); // the requester timed out meanwhile (CRA-07)
+            return;
+        }
+        active.sink = a;
+        active.transport.connections.add(this);
+        passive.transport.connections.add(this);
+        ChannelSink p = passiveHandler.established(passive);
+        boolean activeGone;
+        lock.lock();
+        try {
+            if (p == null) {
+                passive.closed = true;
+            } else {
+                passive.sink = p;
+                drain(active); // sends posted by the active side before the passive side was ready
+            }
+            activeGone = active.closed;
+        } finally {
+            lock.unlock();
+        }
+        if (p == null) {
+            a.broken();
+        } else if (activeGone) {
+            p.broken();
+        }
+    }
+
+    /** Executes queued requests of {@code from} while the peer can take them (lock held). */
+    private void drain(Side from) {
+        while (!from.pending.isEmpty() && !from.closed) {
+            WorkRequest wr = from.pending.peek();
+            if (!execute(from, wr)) {
+                break;
+            }
+            from.pending.poll();
+            from.drained++;
+            from.pendingCount = from.pending.size();
+        }
+        if (!from.pending.isEmpty()) {
+            armRnrTimer(from);
+        }
+    }
+
+    /**
+     * Executes one request of {@code from} (lock held).
+     *
+     * @return {@code false} when it must wait for the peer (no receive posted, peer not set up yet)
+     */
+    private boolean execute(Side from, WorkRequest wr) {
+        Side to = from.peer;
+        ChannelSink self = from.sink;
+        ChannelSink target = to.sink;
+        if (to.closed) {
+            self.requestCompleted(DtoCompletionStatus.ERR_FLUSHED, 0);
+            return true;
+        }
+        if (target == null) {
+            return false;
+        }
+        try {
+            switch (wr.op()) {
+                case SEND -> {
+                    RecvBuffer b = target.takeRecv();
+                    if (b == null) {
+                        return false;
+                    }
+                    long len = wr.totalLength();
+                    if (len > b.totalLength()) {
+                        // RCV-05: the receiver reports a local length error; the connection breaks.
+                        target.completeRecv(b, len, wr.solicited());
+                        self.requestCompleted(DtoCompletionStatus.ERR_REMOTE_RESPONDER, 0);
+                        breakConnection(from);
+                        return true;
+                    }
+                    wr.gatherInto(b, 0);
+                    target.completeRecv(b, len, wr.solicited());
+                    self.requestCompleted(DtoCompletionStatus.SUCCESS, len);
+                }
+                case RDMA_WRITE, RDMA_READ -> {
+                    boolean write = wr.op() == WorkRequest.Op.RDMA_WRITE;
+                    long len = wr.remoteLength();
+                    int st = target.resolveRemote(wr.remoteContext(), wr.remoteAddress(), len,
+                            write ? MemPriv.REMOTE_WRITE : MemPriv.REMOTE_READ, from.region);
+                    if (st == RemoteRegion.CLOSED) {
+                        self.requestCompleted(DtoCompletionStatus.ERR_FLUSHED, 0);
+                        return true;
+                    }
+                    if (st != RemoteRegion.OK) {
+                        // RWR-09, LMF-04: checked at the target before any byte moved; the connection breaks.
+                        self.requestCompleted(DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+                        breakConnection(from);
+                        return true;
+                    }
+                    if (write) {
+                        wr.gatherInto(from.region.segment(), from.region.offset());
+                    } else {
+                        wr.scatter(0, from.region.segment(), from.region.offset(), len);
+                    }
+                    self.requestCompleted(DtoCompletionStatus.SUCCESS, len);
+                }
+                case RMR_BIND -> self.requestCompleted(DtoCompletionStatus.SUCCESS, 0);
+                default -> throw new IllegalStateException("unknown op " + wr.op());
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            // Registered memory whose arena the consumer closed: fail the request, break the connection.
+            self.requestCompleted(DtoCompletionStatus.ERR_TRANSPORT, 0);
+            breakConnection(from);
+        }
+        return true;
+    }
+
+    private void armRnrTimer(Side side) {
+        long mark = side.drained;
+        RNR_TIMER.schedule(() -> rnrCheck(side, mark), RNR_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private void rnrCheck(Side side, long mark) {
+        lock.lock();
+        try {
+            if (side.closed || side.pending.isEmpty() || side.drained != mark) {
+                return;
+            }
+            side.pending.poll();
+            side.pendingCount = side.pending.size();
+            side.sink.requestCompleted(DtoCompletionStatus.ERR_RECEIVER_NOT_READY, 0);
+            breakConnection(side);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Breaks the connection from {@code side}'s end, asynchronously (never from under the lock). */
+    private void breakConnection(Side side) {
+        ChannelSink s = side.sink;
+        if (s != null) {
+            MemFabric.cm(s::broken);
+        }
+    }
+
+    void close(Side side, int mode) {
+        ChannelSink notify = null;
+        lock.lock();
+        try {
+            if (side.closed) {
+                return;
+            }
+            side.closed = true;
+            side.pending.clear();
+            side.pendingCount = 0;
+            Side peer = side.peer;
+            if (mode != Channel.CLOSE_SILENT && !peer.closed && peer.sink != null) {
+                notify = peer.sink;
+            }
+            if (peer.closed) {
+                active.transport.connections.remove(this);
+                passive.transport.connections.remove(this);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (notify != null) {
+            ChannelSink n = notify;
+            MemFabric.cm(mode == Channel.CLOSE_DISCONNECT ? n::remoteDisconnected : n::broken);
+        }
+    }
+
+    /** The IA of {@code t} closed abruptly: its end breaks without calling back into its core. */
+    void abandon(MemTransport t) {
+        close(active.transport == t ? active : passive, Channel.CLOSE_BREAK);
+    }
+}

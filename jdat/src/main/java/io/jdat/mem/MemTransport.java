@@ -1,0 +1,131 @@
+package io.jdat.mem;
+
+import io.jdat.DatReturnType;
+import io.jdat.DatException;
+import io.jdat.Qos;
+import io.jdat.spi.ActiveHandler;
+import io.jdat.spi.IncomingHandler;
+import io.jdat.spi.Transport;
+import io.jdat.spi.TransportLimits;
+import java.net.SocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The {@code mem} transport of one open IA. */
+final class MemTransport implements Transport {
+    /** What {@code mem} can carry: messages and RDMA up to 1 GiB, 256 bytes of private data. */
+    static final TransportLimits LIMITS = new TransportLimits(1L << 30, 1L << 30, 256, 64, 64,
+            Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "mem");
+    private static final long FIRST_ANY_QUAL = 1024;
+    private static final AtomicLong PORTS = new AtomicLong(49152);
+
+    private final MemAddress address;
+    final Set<MemListener> listeners = ConcurrentHashMap.newKeySet();
+    final Set<MemConnection> connections = ConcurrentHashMap.newKeySet();
+    final Set<MemRequest> requests = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    MemTransport(MemAddress address) {
+        this.address = address;
+        MemFabric.up(this);
+    }
+
+    @Override
+    public MemAddress address() {
+        return address;
+    }
+
+    @Override
+    public TransportLimits limits() {
+        return LIMITS;
+    }
+
+    @Override
+    public boolean isValidAddress(SocketAddress a) {
+        return a instanceof MemAddress;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    @Override
+    public Listener listen(long qual, boolean any, IncomingHandler handler) {
+        if (any) {
+            for (long q = FIRST_ANY_QUAL; q < FIRST_ANY_QUAL + 65536; q++) {
+                MemListener l = tryListen(q, handler);
+                if (l != null) {
+                    return l;
+                }
+            }
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "no free connection qualifier (PSP-09)");
+        }
+        MemListener l = tryListen(qual, handler);
+        if (l == null) {
+            throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "qualifier " + qual + " in use at " + address);
+        }
+        return l;
+    }
+
+    private MemListener tryListen(long qual, IncomingHandler handler) {
+        MemFabric.Key key = new MemFabric.Key(address, qual);
+        MemListener l = new MemListener(this, key, handler);
+        if (MemFabric.LISTENERS.putIfAbsent(key, l) != null) {
+            return null;
+        }
+        listeners.add(l);
+        return l;
+    }
+
+    @Override
+    public ConnectAttempt connect(SocketAddress remote, long remoteQual, byte[] privateData, int ird, int ord,
+            ActiveHandler handler) {
+        MemAttempt attempt = new MemAttempt(this, PORTS.getAndIncrement(), handler);
+        MemAddress to = (MemAddress) remote;
+        MemFabric.cm(() -> {
+            if (!attempt.pending()) {
+                return;
+            }
+            if (!MemFabric.reachable(to)) {
+                if (attempt.finish()) {
+                    handler.unreachable();
+                }
+                return;
+            }
+            MemListener l = MemFabric.LISTENERS.get(new MemFabric.Key(to, remoteQual));
+            if (l == null || l.transport.closed()) {
+                if (attempt.finish()) {
+                    handler.nonPeerRejected();
+                }
+                return;
+            }
+            MemRequest req = new MemRequest(attempt, l.transport, remoteQual, privateData);
+            l.transport.requests.add(req);
+            if (!l.handler.onRequest(req)) {
+                req.refuse();
+            }
+        });
+        return attempt;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (MemListener l : listeners) {
+            l.close();
+        }
+        for (MemRequest r : requests) {
+            r.refuse();
+        }
+        for (MemConnection c : connections) {
+            c.abandon(this);
+        }
+        MemFabric.down(this);
+    }
+
+    @Override
+    public String toString() {
+        return "MemTransport[" + address + "]";
+    }
+}

@@ -1,0 +1,50 @@
+package io.jdat.spi;
+
+import java.net.SocketAddress;
+
+/**
+ * One established connection, as the core drives it.
+ *
+ * <p>{@link #submit} is called with the EP's posting lock held, so submissions arrive one at a time and
+ * in posting order; the transport executes them in that order and reports each completion, in the same
+ * order, through {@link ChannelSink#requestCompleted}.
+ */
+public interface Channel {
+    /** Close mode: tell the peer the connection was disconnected ({@code DISCONNECTED}). */
+    int CLOSE_DISCONNECT = 0;
+    /** Close mode: tell the peer the connection broke ({@code BROKEN}). */
+    int CLOSE_BREAK = 1;
+    /** Close mode: the peer already knows (it closed first). */
+    int CLOSE_SILENT = 2;
+
+    /** The local IA address. */
+    SocketAddress localAddress();
+
+    /** The local port qualifier. */
+    long localPortQual();
+
+    /** The peer IA address. */
+    SocketAddress remoteAddress();
+
+    /** The peer's port qualifier. */
+    long remotePortQual();
+
+    /**
+     * Starts one work request. The request object is the core's and stays valid until its completion is
+     * reported.
+     *
+     * @param wr a validated request
+     */
+    void submit(WorkRequest wr);
+
+    /** A receive buffer was posted: a transport that holds messages back for lack of one may go on. */
+    void recvPosted();
+
+    /**
+     * Stops the connection. When this returns the transport reports no further completion and takes no
+     * further receive buffer; the core flushes whatever is still outstanding. Idempotent.
+     *
+     * @param mode {@link #CLOSE_DISCONNECT}, {@link #CLOSE_BREAK} or {@link #CLOSE_SILENT}
+     */
+    void close(int mode);
+}

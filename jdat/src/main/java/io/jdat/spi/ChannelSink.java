@@ -1,0 +1,57 @@
+package io.jdat.spi;
+
+import io.jdat.DtoCompletionStatus;
+
+/**
+ * The core's side of one connection, called by the transport. Receive-path calls for one connection
+ * come from one thread at a time.
+ */
+public interface ChannelSink {
+    /**
+     * Takes the next posted receive buffer for an incoming message.
+     *
+     * @return the buffer, or {@code null} when none is posted or the EP no longer accepts messages (see
+     *         {@link #isAccepting()})
+     */
+    RecvBuffer takeRecv();
+
+    /**
+     * Completes a buffer taken with {@link #takeRecv}.
+     *
+     * @param buffer    the buffer
+     * @param length    the message length (larger than the buffer's capacity: the core reports
+     *                  {@code DAT_DTO_ERR_LOCAL_LENGTH})
+     * @param solicited the sender asked for a solicited event
+     */
+    void completeRecv(RecvBuffer buffer, long length, boolean solicited);
+
+    /** True while the EP takes incoming messages and RDMA (connected or disconnect-pending). */
+    boolean isAccepting();
+
+    /**
+     * Checks an incoming RDMA access against this EP's IA memory tables and Protection Zone: context,
+     * bounds, privilege, PZ — before any byte moves.
+     *
+     * @param rmrContext the remote context (STag)
+     * @param address    the target address
+     * @param length     bytes
+     * @param privilege  {@link io.jdat.MemPriv#REMOTE_READ} or {@link io.jdat.MemPriv#REMOTE_WRITE}
+     * @param out        receives the memory to access when the check passes
+     * @return {@link RemoteRegion#OK}, {@link RemoteRegion#ACCESS_ERROR} or {@link RemoteRegion#CLOSED}
+     */
+    int resolveRemote(int rmrContext, long address, long length, int privilege, RemoteRegion out);
+
+    /**
+     * The oldest submitted request finished.
+     *
+     * @param status its status
+     * @param length bytes transferred
+     */
+    void requestCompleted(DtoCompletionStatus status, long length);
+
+    /** The peer disconnected. */
+    void remoteDisconnected();
+
+    /** The connection broke (peer gone, protocol or protection error, no receive buffer in time). */
+    void broken();
+}

@@ -1,0 +1,33 @@
+package io.jdat.spi;
+
+import java.net.SocketAddress;
+
+/** A connection request as the transport received it; exactly one of accept, reject, refuse is called. */
+public interface IncomingRequest {
+    /** The requester's IA address. */
+    SocketAddress remoteAddress();
+
+    /** The requester's local port qualifier. */
+    long remotePortQual();
+
+    /** The qualifier the request was addressed to. */
+    long connQual();
+
+    /** The requester's private data (the array is the core's to keep). */
+    byte[] privateData();
+
+    /**
+     * Accepts. The transport completes the handshake asynchronously and reports to {@code passive}:
+     * {@link PassiveHandler#established} or {@link PassiveHandler#acceptFailed}.
+     *
+     * @param passive     the accepting EP's core side
+     * @param privateData the acceptor's private data
+     */
+    void accept(PassiveHandler passive, byte[] privateData);
+
+    /** Rejects on behalf of the consumer: the requester gets {@code PEER_REJECTED}. */
+    void reject();
+
+    /** Refuses as the provider (nobody can take it): the requester gets {@code NON_PEER_REJECTED}. */
+    void refuse();
+}

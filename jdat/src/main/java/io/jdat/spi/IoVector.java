@@ -1,0 +1,133 @@
+package io.jdat.spi;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A validated I/O vector: the registered memory a posted DTO names, resolved by the core from LMR
+ * triplets to (segment, offset, length) entries. Pre-allocated per queue slot and reused, so posting
+ * allocates nothing. Written by the core before it hands the vector to a transport; read-only for the
+ * transport.
+ */
+public class IoVector {
+    private final MemorySegment[] segments;
+    private final long[] offsets;
+    private final long[] lengths;
+    private int count;
+    private long totalLength;
+
+    /**
+     * A vector with room for {@code capacity} entries.
+     *
+     * @param capacity the maximum number of segments
+     */
+    public IoVector(int capacity) {
+        segments = new MemorySegment[capacity];
+        offsets = new long[capacity];
+        lengths = new long[capacity];
+    }
+
+    /** The number of entries. */
+    public final int count() {
+        return count;
+    }
+
+    /** The sum of the entry lengths. */
+    public final long totalLength() {
+        return totalLength;
+    }
+
+    /** The registered memory of entry {@code i}. */
+    public final MemorySegment segment(int i) {
+        return segments[i];
+    }
+
+    /** The offset of entry {@code i} in {@link #segment(int)}. */
+    public final long offset(int i) {
+        return offsets[i];
+    }
+
+    /** The length of entry {@code i}. */
+    public final long length(int i) {
+        return lengths[i];
+    }
+
+    /** The maximum number of entries. */
+    public final int capacity() {
+        return segments.length;
+    }
+
+    /** Empties the vector (core only). */
+    public final void reset() {
+        for (int i = 0; i < count; i++) {
+            segments[i] = null;
+        }
+        count = 0;
+        totalLength = 0;
+    }
+
+    /** Appends an entry (core only; the caller has checked bounds and capacity). */
+    public final void add(MemorySegment segment, long offset, long length) {
+        segments[count] = segment;
+        offsets[count] = offset;
+        lengths[count] = length;
+        count++;
+        totalLength += length;
+    }
+
+    /**
+     * Copies {@code length} bytes from {@code src} into this vector, starting {@code vectorOffset} bytes
+     * into the vector and filling entries in order (RCV-02, RDR-03).
+     *
+     * @param vectorOffset where in the vector the bytes go
+     * @param src          the source memory
+     * @param srcOffset    offset in {@code src}
+     * @param length       bytes; the caller guarantees {@code vectorOffset + length <= totalLength()}
+     */
+    public final void scatter(long vectorOffset, MemorySegment src, long srcOffset, long length) {
+        long skip = vectorOffset;
+        for (int i = 0; i < count && length > 0; i++) {
+            long len = lengths[i];
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            long n = Math.min(len - skip, length);
+            MemorySegment.copy(src, srcOffset, segments[i], offsets[i] + skip, n);
+            srcOffset += n;
+            length -= n;
+            skip = 0;
+        }
+    }
+
+    /**
+     * Copies the whole of this vector, in order, into {@code dst} (a gather).
+     *
+     * @param dst       another vector with at least {@link #totalLength()} bytes
+     * @param dstOffset where in {@code dst} the bytes go
+     */
+    public final void gatherInto(IoVector dst, long dstOffset) {
+        for (int i = 0; i < count; i++) {
+            long len = lengths[i];
+            if (len > 0) {
+                dst.scatter(dstOffset, segments[i], offsets[i], len);
+                dstOffset += len;
+            }
+        }
+    }
+
+    /**
+     * Copies the whole of this vector into one contiguous region.
+     *
+     * @param dst       destination memory
+     * @param dstOffset offset in {@code dst}
+     */
+    public final void gatherInto(MemorySegment dst, long dstOffset) {
+        for (int i = 0; i < count; i++) {
+            long len = lengths[i];
+            if (len > 0) {
+                MemorySegment.copy(segments[i], offsets[i], dst, dstOffset, len);
+                dstOffset += len;
+            }
+        }
+    }
+}

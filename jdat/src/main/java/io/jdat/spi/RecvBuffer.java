@@ -1,0 +1,16 @@
+package io.jdat.spi;
+
+/**
+ * A posted receive buffer as the core hands it to a transport ({@link ChannelSink#takeRecv}): a validated
+ * scatter list. Pre-allocated per queue slot.
+ */
+public final class RecvBuffer extends IoVector {
+    /**
+     * A buffer with room for {@code capacity} segments.
+     *
+     * @param capacity the EP's maximum receive iov
+     */
+    public RecvBuffer(int capacity) {
+        super(capacity);
+    }
+}

@@ -1,0 +1,75 @@
+package io.jdat.spi;
+
+import io.jdat.DatException;
+import java.net.SocketAddress;
+
+/**
+ * The transport side of one open IA: its address, its listeners and its outgoing connection attempts.
+ * Thread-safe.
+ */
+public interface Transport {
+    /** This IA's address ({@code ia_address_ptr}). */
+    SocketAddress address();
+
+    /** What this transport can carry. */
+    TransportLimits limits();
+
+    /**
+     * True when {@code address} is of a kind this transport can reach; the core returns
+     * {@code DAT_INVALID_ADDRESS} synchronously otherwise (CON-12).
+     */
+    boolean isValidAddress(SocketAddress address);
+
+    /**
+     * Starts listening.
+     *
+     * @param connQual the qualifier, ignored when {@code any}
+     * @param any      pick a free non-privileged qualifier ({@code dat_psp_create_any})
+     * @param handler  receives each request
+     * @return the listener; its qualifier is {@link Listener#connQual()}
+     * @throws DatException {@code DAT_CONN_QUAL_IN_USE}, {@code DAT_CONN_QUAL_UNAVAILABLE}
+     */
+    Listener listen(long connQual, boolean any, IncomingHandler handler);
+
+    /**
+     * Starts an active connection attempt. The outcome is reported exactly once to {@code handler},
+     * from a transport thread, unless the attempt is cancelled first.
+     *
+     * @param remote         the peer IA address (already checked with {@link #isValidAddress})
+     * @param remoteConnQual the peer's qualifier
+     * @param privateData    the requester's private data
+     * @param rdmaReadIn     this EP's incoming RDMA Read depth (IRD)
+     * @param rdmaReadOut    this EP's outgoing RDMA Read depth (ORD)
+     * @param handler        the active side of the core
+     * @return the attempt, cancellable until its outcome is reported
+     */
+    ConnectAttempt connect(SocketAddress remote, long remoteConnQual, byte[] privateData, int rdmaReadIn,
+            int rdmaReadOut, ActiveHandler handler);
+
+    /**
+     * Closes the transport: listeners stop, every connection is aborted (peers see
+     * {@code DAT_CONNECTION_EVENT_BROKEN}) without calling back into the core.
+     */
+    void close();
+
+    /** A listening qualifier. */
+    interface Listener {
+        /** The qualifier listened on. */
+        long connQual();
+
+        /** Stops listening; later requests are refused as if nobody listened. Idempotent. */
+        void close();
+    }
+
+    /** An outgoing connection attempt. */
+    interface ConnectAttempt {
+        /** The local port qualifier the attempt uses (CON-03). */
+        long localPortQual();
+
+        /**
+         * Abandons the attempt (timeout, disconnect, free): no outcome is reported afterwards, and a
+         * later accept by the peer fails with {@code ACCEPT_COMPLETION_ERROR} on its side.
+         */
+        void cancel();
+    }
+}
