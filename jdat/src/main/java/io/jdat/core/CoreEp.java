@@ -67,20 +67,23 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     private volatile CoreEvd requestEvd;
     private CoreEvd connectEvd;
 
-    // Receive ring (guarded by lock).
+    // Receive ring. Posters write slots and then recvTail under lock; the transport's receive path (one
+    // thread at a time per connection) moves recvTake and recvHead without locks; a flush moves recvHead
+    // under lock once the transport is stopped (Channel.close), so the two never overlap.
     private RecvBuffer[] recvRing;
     private long[] recvCookie;
     private int[] recvFlags;
-    private long recvHead;
+    private volatile long recvHead;
     private long recvTake;
-    private long recvTail;
+    private volatile long recvTail;
 
-    // Request ring (slots written under txLock, indexes under lock).
+    // Request ring. Posters write slots and then reqTail under txLock; the transport completes in order and
+    // moves reqHead without locks; a flush moves reqHead under txLock once the transport is stopped.
     private WorkRequest[] reqRing;
     private long[] reqCookie;
     private CoreRmr[] reqRmr;
-    private long reqHead;
-    private long reqTail;
+    private volatile long reqHead;
+    private volatile long reqTail;
     private WorkRequest scratch;
 
     // Connection (guarded by lock; channel also read by the post path under txLock).
@@ -395,7 +398,9 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             checkAlive();
             S s = state;
             boolean early = s == S.U || s == S.R || s == S.PCP || s == S.TCP;
-            if ((mask & EpParam.FIELD_PZ_HANDLE) != 0 && s != S.U && s != S.TCP) {
+            // §7.1: an UNCONFIGURED_RESERVED / _PASSIVE EP (an RSP's provider EP, RSP-09) may get its missing PZ.
+            boolean unconfiguredEarly = (s == S.R || s == S.PCP) && pz == null;
+            if ((mask & EpParam.FIELD_PZ_HANDLE) != 0 && s != S.U && s != S.TCP && !unconfiguredEarly) {
                 throw Fail.state(stateSubtype(s), "pz_handle is modifiable only in UNCONNECTED and TENTATIVE (EPM-09)");
             }
             if ((mask & ONLY_UNCONNECTED) != 0 && s != S.U) {
@@ -694,17 +699,13 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         }
     }
 
-    /** Publishes the request at the tail and hands it to the transport (txLock held). */
+    /** Publishes the request at the tail and hands it to the transport (txLock held: single writer). */
     private void commitRequest(WorkRequest wr, long cookie, CoreRmr rmr) {
-        lock.lock();
-        try {
-            int idx = (int) (reqTail % reqRing.length);
-            reqCookie[idx] = cookie;
-            reqRmr[idx] = rmr;
-            reqTail++;
-        } finally {
-            lock.unlock();
-        }
+        long t = reqTail;
+        int idx = (int) (t % reqRing.length);
+        reqCookie[idx] = cookie;
+        reqRmr[idx] = rmr;
+        reqTail = t + 1; // release: the slot is complete before a completer can see it
         channel.submit(wr);
     }
 
@@ -842,39 +843,34 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
 
     @Override
     public RecvBuffer takeRecv() {
-        lock.lock();
-        try {
-            S s = state;
-            if ((s != S.C && s != S.DP) || recvTake == recvTail) {
-                return null;
-            }
-            return recvRing[(int) (recvTake++ % recvRing.length)];
-        } finally {
-            lock.unlock();
+        S s = state;
+        long take = recvTake;
+        if ((s != S.C && s != S.DP) || take == recvTail) {
+            return null;
         }
+        recvTake = take + 1;
+        return recvRing[(int) (take % recvRing.length)];
     }
 
     @Override
     public void completeRecv(RecvBuffer buffer, long length, boolean solicited) {
-        lock.lock();
-        try {
-            if (recvHead == recvTake) {
-                return; // flushed meanwhile
-            }
-            int idx = (int) (recvHead % recvRing.length);
-            if (recvRing[idx] != buffer) {
-                return;
-            }
-            recvHead++;
-            boolean ok = length <= buffer.totalLength() && length >= 0;
-            DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
-            CoreEvd evd = recvEvd;
-            if (evd != null) {
-                evd.postDto(this, recvCookie[idx], status, ok ? length : 0,
-                        CompletionRules.recvNotifies(attr.recvCompletionFlags(), recvFlags[idx], solicited, ok));
-            }
-        } finally {
-            lock.unlock();
+        long head = recvHead;
+        if (head == recvTake) {
+            return; // flushed meanwhile
+        }
+        int idx = (int) (head % recvRing.length);
+        if (recvRing[idx] != buffer) {
+            return;
+        }
+        long cookie = recvCookie[idx];
+        int postFlags = recvFlags[idx];
+        recvHead = head + 1; // release: the slot may be reused by the next post
+        boolean ok = length <= buffer.totalLength() && length >= 0;
+        DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
+        CoreEvd evd = recvEvd;
+        if (evd != null) {
+            evd.postDto(this, cookie, status, ok ? length : 0,
+                    CompletionRules.recvNotifies(attr.recvCompletionFlags(), postFlags, solicited, ok));
         }
     }
 
@@ -888,6 +884,17 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     public int resolveRemote(int rmrContext, long address, long length, int privilege, RemoteRegion out) {
         if (!isAccepting()) {
             return RemoteRegion.CLOSED;
+        }
+        // RDR-17: a read beyond max_rdma_read_in breaks the connection. The transport serves one incoming
+        // read at a time, so only a depth of 0 can be exceeded. (attr is stable while accepting and was
+        // published before the volatile state read above.)
+        if (privilege == MemPriv.REMOTE_READ && attr.maxRdmaReadIn() == 0) {
+            return RemoteRegion.ACCESS_ERROR;
+        }
+        if (length == 0) {
+            // API.md §4.1: a zero-length segment names no memory; its context and address are not checked.
+            out.set(java.lang.foreign.MemorySegment.NULL, 0);
+            return RemoteRegion.OK;
         }
         Region r = ia.memory.lookup(rmrContext);
         if (r == null || (r.privileges() & privilege) == 0 || r.pz() != pz) {
@@ -903,22 +910,20 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
 
     @Override
     public void requestCompleted(DtoCompletionStatus status, long length) {
-        boolean drained;
-        lock.lock();
-        try {
-            if (reqHead == reqTail) {
-                return;
-            }
-            int idx = (int) (reqHead % reqRing.length);
-            WorkRequest wr = reqRing[idx];
-            CoreRmr rmr = reqRmr[idx];
-            reqRmr[idx] = null;
-            reqHead++;
-            postRequestCompletion(wr.op(), rmr, reqCookie[idx], wr.completionFlags(), status, length);
-            drained = state == S.DP && reqHead == reqTail;
-        } finally {
-            lock.unlock();
+        long head = reqHead;
+        if (head == reqTail) {
+            return;
         }
+        int idx = (int) (head % reqRing.length);
+        WorkRequest wr = reqRing[idx];
+        CoreRmr rmr = reqRmr[idx];
+        reqRmr[idx] = null;
+        long cookie = reqCookie[idx];
+        WorkRequest.Op op = wr.op();
+        int flags = wr.completionFlags();
+        reqHead = head + 1; // release: the slot may be reused by the next post
+        postRequestCompletion(op, rmr, cookie, flags, status, length);
+        boolean drained = state == S.DP && head + 1 == reqTail;
         if (drained) {
             Timers.execute(() -> enterDisconnected(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_DISCONNECT));
         }
@@ -939,7 +944,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     @Override
     public void connect(SocketAddress addr, long qual, int timeout, int pdSize, byte[] pd, int qos, int flags) {
         checkAlive();
-        connectTo(addr, qual, timeout, pdSize, pd, qos, flags);
+        connectTo(addr, qual, timeout, pdSize, pd, qos, flags, 0);
     }
 
     @Override
@@ -960,19 +965,24 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         } finally {
             dup.lock.unlock();
         }
-        connectTo(addr, qual, timeout, pdSize, pd, qos, flags);
+        connectTo(addr, qual, timeout, pdSize, pd, qos, flags, -1);
     }
 
-    private void connectTo(SocketAddress addr, long qual, int timeout, int pdSize, byte[] pd, int qos, int flags) {
+    /**
+     * The common part of connect and dup_connect; {@code shift} maps connect's argument positions (timeout
+     * is argument 4) to the caller's (-1 for dup_connect, whose timeout is argument 3).
+     */
+    private void connectTo(SocketAddress addr, long qual, int timeout, int pdSize, byte[] pd, int qos, int flags,
+            int shift) {
         if (addr == null) {
             throw Fail.param(2, "no remote IA address (CON-25)");
         }
         if (timeout == 0) {
-            throw Fail.param(4, "timeout must be positive (CON-17)");
+            throw Fail.param(4 + shift, "timeout must be positive (CON-17)");
         }
-        byte[] data = privateData(pdSize, pd, 5);
+        byte[] data = privateData(pdSize, pd, 5 + shift);
         if ((qos & ~Qos.ALL) != 0) {
-            throw Fail.param(7, "undefined QoS bits");
+            throw Fail.param(7 + shift, "undefined QoS bits");
         }
         if ((qos & ~ia.limits.qosSupported()) != 0) {
             throw Fail.of(DatReturnType.MODEL_NOT_SUPPORTED, "QoS 0x" + Integer.toHexString(qos) + " (CON-06)");
@@ -1132,6 +1142,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             state = S.PCP;
             remoteAddress = cr.request.remoteAddress();
             remotePortQual = cr.request.remotePortQual();
+            localPortQual = cr.request.connQual(); // EPQ-03
         } finally {
             lock.unlock();
         }

@@ -20,129 +20,88 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * {@code DAT_EVD_HANDLE}: a bounded ring of pre-allocated event slots.
+ * {@code DAT_EVD_HANDLE}: an {@link EventRing} plus the EVD's waiting, notification and bookkeeping.
  *
- * <p><b>Producers</b> (any thread) fill a slot under {@link #lock}, then publish the new size with a
- * volatile write of {@link #count}; after unlocking they wake the owner of the EVD — the blocked waiter,
- * or else the CNO — when the event notifies. <b>Consumers</b> read {@link #count} first (a volatile read:
- * an empty poll takes no lock and allocates nothing), then copy the head slot into their
- * {@link DatEvent} under the lock.
+ * <p><b>Producers</b> (any thread) claim, fill and publish a ring slot without locks, then wake the owner
+ * of the EVD when the event notifies: the thread blocked in {@link #waitFor} if there is one, else the CNO
+ * when the EVD is enabled. <b>Consumers</b> take the head slot without locks; an empty poll reads one
+ * slot's sequence number and allocates nothing.
  *
- * <p><b>Waiting</b> registers the thread in {@link #waiter} under the lock, spins for
- * {@link #SPIN_NANOS} re-reading {@link #count} and {@link #notifying}, then parks. A producer publishes
- * before it reads {@link #waiter}, and the waiter registers before it reads {@link #count}: with volatile
- * ordering at least one of them sees the other, so no wake-up is lost.
+ * <p><b>Waiting</b> installs the thread in {@link #waiter} with a CAS (a second waiter fails, EVW-11),
+ * spins for {@link #SPIN_NANOS} re-checking the ring, then parks. A producer publishes its slot before it
+ * reads {@link #waiter}, and the waiter installs itself before it reads the ring: with volatile ordering at
+ * least one of them sees the other, so no wake-up is lost. {@link #lock} guards only the rare operations:
+ * stream bookkeeping, resize, CNO changes and free.
  */
 final class CoreEvd extends CoreObject implements EventDispatcher {
     /** How long {@link #waitFor} spins before parking (system property {@code jdat.wait.spinNanos}). */
     static final long SPIN_NANOS = Long.getLong("jdat.wait.spinNanos", 20_000L);
+    private static final java.lang.invoke.VarHandle WAITER;
 
-    /** One queued event; fields mirror {@link DatEvent}. */
-    private static final class Slot {
-        EventNumber number;
-        boolean notify;
-        Endpoint ep;
-        long cookie;
-        DtoCompletionStatus status;
-        long length;
-        Rmr rmr;
-        DatHandle sp;
-        SocketAddress localAddress;
-        long connQual;
-        ConnectionRequest cr;
-        byte[] privateData;
-        DatHandle handle;
-        int reason;
-        Object pointer;
-
-        void clearRefs() {
-            ep = null;
-            rmr = null;
-            sp = null;
-            localAddress = null;
-            cr = null;
-            privateData = null;
-            handle = null;
-            pointer = null;
+    static {
+        try {
+            WAITER = java.lang.invoke.MethodHandles.lookup().findVarHandle(CoreEvd.class, "waiter", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 
     final int flags;
     private final ReentrantLock lock = new ReentrantLock();
-    private Slot[] ring;
-    private int head;
-    private int size;
-    /** The queue size, published after each change (release) for lock-free polling. */
-    private volatile int count;
-    /** Queued events that notify; a waiter wakes only for these. */
-    private volatile int notifying;
+    /** The queue; replaced (never mutated in place) by {@link #resize}. */
+    private volatile EventRing ring;
     /** The thread blocked in waitFor, which owns the EVD (EVW-11). */
     private volatile Thread waiter;
     private volatile int waitThreshold;
     private volatile boolean enabled = true;
     private volatile boolean waitable = true;
     private volatile CoreCno cno;
-    /** Set when the EVD dropped an event for lack of room; reported once per overflow. */
-    private boolean overflowReported;
+    /** Set when the EVD dropped an event for lack of room; reported once until the next dequeue. */
+    private volatile boolean overflowReported;
 
     // Stream bookkeeping (guarded by lock): who feeds this EVD.
     private int epRecvStreams;
     private int epRequestStreams;
-    private int epStreamFlags = -1;
+    private volatile int epStreamFlags = -1;
     private int otherStreams;
 
     CoreEvd(CoreIa ia, int qlen, CoreCno cno, int flags) {
         super(ia, HandleType.EVD, DatReturnSubtype.INVALID_HANDLE_EVD_ASYNC);
         this.flags = flags;
-        this.ring = newRing(qlen);
+        this.ring = new EventRing(qlen);
         this.cno = cno;
         if (cno != null) {
             cno.attach();
         }
     }
 
-    private static Slot[] newRing(int qlen) {
-        Slot[] r = new Slot[qlen];
-        for (int i = 0; i < qlen; i++) {
-            r[i] = new Slot();
-        }
-        return r;
-    }
-
     // ------------------------------------------------------------------ producers
 
-    /** Claims the tail slot under the lock; {@code null} when full. */
-    private Slot claim() {
-        if (size == ring.length) {
-            return null;
+    /** Claims a slot of the current ring, following a resize; {@code null} when full. */
+    private EventRing.Slot claim() {
+        for (;;) {
+            EventRing r = ring;
+            EventRing.Slot s = r.claim();
+            if (s != EventRing.FROZEN_SLOT) {
+                return s;
+            }
+            Thread.onSpinWait();
         }
-        int i = head + size;
-        if (i >= ring.length) {
-            i -= ring.length;
-        }
-        return ring[i];
     }
 
-    /** Publishes the claimed slot; call with the lock held. */
-    private void commit(Slot s, boolean notify) {
-        s.notify = notify;
-        size++;
+    /** Publishes a claimed slot and wakes the owner. */
+    private void commit(EventRing.Slot s, boolean notify) {
+        EventRing.publish(s, notify);
         if (notify) {
-            notifying++;
+            signal();
         }
-        count = size;
     }
 
-    /** Wakes the owner after an enqueue; call without the lock. */
-    private void signal(boolean notify) {
-        if (!notify) {
-            return;
-        }
+    /** Wakes the owner after a notifying enqueue. */
+    private void signal() {
         Thread w = waiter;
         if (w != null) {
-            if (count >= waitThreshold) {
-                LockSupport.unpark(w);
-            }
+            LockSupport.unpark(w);
             return;
         }
         CoreCno c = cno;
@@ -152,117 +111,75 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
     }
 
     private void overflow() {
-        boolean report;
-        lock.lock();
-        try {
-            report = !overflowReported;
-            overflowReported = true;
-        } finally {
-            lock.unlock();
+        if (overflowReported) {
+            return;
         }
-        if (report) {
-            ia.asyncError(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, io.jdat.AsyncReason.EVD_OVERFLOW_ERROR, this);
-        }
+        overflowReported = true;
+        ia.asyncError(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, io.jdat.AsyncReason.EVD_OVERFLOW_ERROR, this);
     }
 
     /** Enqueues a DTO completion; on overflow the event is lost and the async EVD is told (EVD-12). */
     void postDto(Endpoint ep, long cookie, DtoCompletionStatus status, long length, boolean notify) {
-        lock.lock();
-        Slot s;
-        try {
-            s = claim();
-            if (s != null) {
-                s.number = EventNumber.DTO_COMPLETION_EVENT;
-                s.ep = ep;
-                s.cookie = cookie;
-                s.status = status;
-                s.length = length;
-                commit(s, notify);
-            }
-        } finally {
-            lock.unlock();
-        }
+        EventRing.Slot s = claim();
         if (s == null) {
             overflow();
-        } else {
-            signal(notify);
+            return;
         }
+        s.number = EventNumber.DTO_COMPLETION_EVENT;
+        s.ep = ep;
+        s.cookie = cookie;
+        s.status = status;
+        s.length = length;
+        commit(s, notify);
     }
 
     /** Enqueues an RMR bind completion. */
     void postRmrBind(Rmr rmr, long cookie, DtoCompletionStatus status, boolean notify) {
-        lock.lock();
-        Slot s;
-        try {
-            s = claim();
-            if (s != null) {
-                s.number = EventNumber.RMR_BIND_COMPLETION_EVENT;
-                s.rmr = rmr;
-                s.cookie = cookie;
-                s.status = status;
-                commit(s, notify);
-            }
-        } finally {
-            lock.unlock();
-        }
+        EventRing.Slot s = claim();
         if (s == null) {
             overflow();
-        } else {
-            signal(notify);
+            return;
         }
+        s.number = EventNumber.RMR_BIND_COMPLETION_EVENT;
+        s.rmr = rmr;
+        s.cookie = cookie;
+        s.status = status;
+        commit(s, notify);
     }
 
     /**
      * Enqueues a connection request.
      *
-     * @return {@code false} when the queue (the backlog, PSP-03) is full; nothing is queued
+     * @return {@code false} when the queue (the backlog, PSP-03) is full or the EVD is gone; nothing is queued
      */
     boolean postCr(DatHandle sp, SocketAddress local, long connQual, ConnectionRequest cr) {
-        lock.lock();
-        Slot s;
-        try {
-            if (freed) {
-                return false;
-            }
-            s = claim();
-            if (s != null) {
-                s.number = EventNumber.CONNECTION_REQUEST_EVENT;
-                s.sp = sp;
-                s.localAddress = local;
-                s.connQual = connQual;
-                s.cr = cr;
-                commit(s, true);
-            }
-        } finally {
-            lock.unlock();
+        if (freed) {
+            return false;
         }
+        EventRing.Slot s = claim();
         if (s == null) {
             return false;
         }
-        signal(true);
+        s.number = EventNumber.CONNECTION_REQUEST_EVENT;
+        s.sp = sp;
+        s.localAddress = local;
+        s.connQual = connQual;
+        s.cr = cr;
+        commit(s, true);
         return true;
     }
 
     /** Enqueues a connection event. */
     void postConnection(EventNumber number, Endpoint ep, byte[] privateData) {
-        lock.lock();
-        Slot s;
-        try {
-            s = claim();
-            if (s != null) {
-                s.number = number;
-                s.ep = ep;
-                s.privateData = privateData;
-                commit(s, true);
-            }
-        } finally {
-            lock.unlock();
-        }
+        EventRing.Slot s = claim();
         if (s == null) {
             overflow();
-        } else {
-            signal(true);
+            return;
         }
+        s.number = number;
+        s.ep = ep;
+        s.privateData = privateData;
+        commit(s, true);
     }
 
     /**
@@ -271,23 +188,15 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
      * @return {@code false} when full (the event is lost; an async EVD cannot report its own overflow)
      */
     boolean postAsync(EventNumber number, DatHandle handle, int reason) {
-        lock.lock();
-        Slot s;
-        try {
-            s = claim();
-            if (s != null) {
-                s.number = number;
-                s.handle = handle;
-                s.reason = reason;
-                commit(s, true);
-            }
-        } finally {
-            lock.unlock();
+        EventRing.Slot s = claim();
+        if (s == null) {
+            return false;
         }
-        if (s != null) {
-            signal(true);
-        }
-        return s != null;
+        s.number = number;
+        s.handle = handle;
+        s.reason = reason;
+        commit(s, true);
+        return true;
     }
 
     @Override
@@ -299,42 +208,32 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         if ((flags & EvdFlags.SOFTWARE) == 0) {
             throw Fail.param(1, "EVD was created without DAT_EVD_SOFTWARE_FLAG");
         }
-        Object pointer = event.softwarePointer();
-        lock.lock();
-        Slot s;
-        try {
-            s = claim();
-            if (s == null) {
-                throw Fail.of(DatReturnType.QUEUE_FULL, "EVD full");
-            }
-            s.number = EventNumber.SOFTWARE_EVENT;
-            s.pointer = pointer;
-            commit(s, true);
-        } finally {
-            lock.unlock();
+        EventRing.Slot s = claim();
+        if (s == null) {
+            throw Fail.of(DatReturnType.QUEUE_FULL, "EVD full (EVD-04)");
         }
-        signal(true);
+        s.number = EventNumber.SOFTWARE_EVENT;
+        s.pointer = event.softwarePointer();
+        commit(s, true);
     }
 
     // ------------------------------------------------------------------ consumers
 
-    /** Copies the head slot out and removes it; call with the lock held and size &gt; 0. */
-    private void take(DatEvent e) {
-        Slot s = ring[head];
-        e.clear();
-        e.eventNumber(s.number).evd(this).ep(s.ep).userCookie(s.cookie).status(s.status).transferredLength(s.length)
-                .rmr(s.rmr).spHandle(s.sp).localIaAddress(s.localAddress).connQual(s.connQual).cr(s.cr)
-                .privateData(s.privateData).asyncHandle(s.handle).reason(s.reason).softwarePointer(s.pointer);
-        if (s.notify) {
-            notifying--;
+    /** Takes the head event from the current ring, following a resize. */
+    private boolean poll(DatEvent event) {
+        for (;;) {
+            int r = ring.poll(event, this);
+            if (r == EventRing.OK) {
+                if (overflowReported) {
+                    overflowReported = false;
+                }
+                return true;
+            }
+            if (r == EventRing.EMPTY) {
+                return false;
+            }
+            Thread.onSpinWait();
         }
-        s.clearRefs();
-        if (++head == ring.length) {
-            head = 0;
-        }
-        size--;
-        count = size;
-        overflowReported = false;
     }
 
     @Override
@@ -343,29 +242,15 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             checkAlive();
         }
         if (waiter != null) {
-            throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "a thread waits on this EVD");
+            throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "a thread waits on this EVD (EVQ-03)");
         }
-        if (count == 0) {
-            return false;
-        }
-        lock.lock();
-        try {
-            checkAlive();
-            if (waiter != null) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "a thread waits on this EVD");
-            }
-            if (size == 0) {
-                return false;
-            }
-            take(event);
-            return true;
-        } finally {
-            lock.unlock();
-        }
+        return poll(event);
     }
 
+    /** True when the waiter may return: a notifying event is queued and at least {@code threshold} are. */
     private boolean ready(int threshold) {
-        return notifying > 0 && count >= threshold;
+        long scan = ring.scan();
+        return (int) scan > 0 && (int) (scan >>> 32) >= threshold;
     }
 
     @Override
@@ -374,85 +259,69 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         if (event == null) {
             throw Fail.param(4, "no event to fill");
         }
-        if (threshold <= 0 || threshold > ring.length) {
-            throw Fail.param(3, "threshold " + threshold + " outside 1.." + ring.length + " (EVW-03/04)");
+        if (threshold <= 0 || threshold > ring.capacity) {
+            throw Fail.param(3, "threshold " + threshold + " outside 1.." + ring.capacity + " (EVW-03/04)");
         }
         if (!waitable) {
             throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD is unwaitable");
         }
+        if (threshold > 1 && consumerNotified()) {
+            throw Fail.state(epStreamFlags == CompletionFlags.SOLICITED_WAIT
+                    ? DatReturnSubtype.INVALID_STATE_EVD_CONFIG_SOLICITED
+                    : DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
+                    "threshold > 1 on an EVD fed by UNSIGNALLED or SOLICITED_WAIT streams (EVW-13)");
+        }
         Thread me = Thread.currentThread();
-        lock.lock();
-        try {
-            if (threshold > 1 && consumerNotified()) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_CONFIG_NOTIFY,
-                        "threshold > 1 on an EVD fed by UNSIGNALLED or SOLICITED_WAIT streams (EVW-13)");
-            }
-            if (waiter != null) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "another thread waits on this EVD");
-            }
-            if (notifying > 0 && size >= threshold) {
-                take(event);
-                event.nmore(size);
-                return true;
-            }
-            if (timeout == 0) {
-                event.nmore(size);
-                return false;
-            }
-            waitThreshold = threshold;
-            waiter = me;
-        } finally {
-            lock.unlock();
+        waitThreshold = threshold;
+        if (!WAITER.compareAndSet(this, null, me)) {
+            throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "another thread waits on this EVD (EVW-11)");
         }
         boolean infinite = timeout == io.jdat.Dat.TIMEOUT_INFINITE;
         long start = System.nanoTime();
         long limit = infinite ? Long.MAX_VALUE : Integer.toUnsignedLong(timeout) * 1000L;
         boolean interrupted = false;
         try {
-            long spinEnd = Math.min(SPIN_NANOS, limit);
-            while (!ready(threshold) && !freed && waitable && System.nanoTime() - start < spinEnd) {
-                Thread.onSpinWait();
-            }
-            while (!ready(threshold) && !freed && waitable) {
-                long left = limit - (System.nanoTime() - start);
-                if (left <= 0) {
-                    break;
+            if (timeout != 0) {
+                long spinEnd = Math.min(SPIN_NANOS, limit);
+                while (!ready(threshold) && !freed && waitable && System.nanoTime() - start < spinEnd) {
+                    Thread.onSpinWait();
                 }
-                LockSupport.parkNanos(this, left);
-                if (Thread.currentThread().isInterrupted()) {
-                    interrupted = true;
-                    break;
+                while (!ready(threshold) && !freed && waitable) {
+                    long left = limit - (System.nanoTime() - start);
+                    if (left <= 0) {
+                        break;
+                    }
+                    LockSupport.parkNanos(this, left);
+                    if (Thread.currentThread().isInterrupted()) {
+                        interrupted = true;
+                        break;
+                    }
                 }
             }
+            if (freed) {
+                throw Fail.of(DatReturnType.ABORT, DatReturnSubtype.SUB_INTERRUPTED, "EVD destroyed during the wait (EVW-16)");
+            }
+            if (!waitable) {
+                throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD set unwaitable during the wait (EVW-15)");
+            }
+            if (ready(threshold) && poll(event)) {
+                event.nmore(ring.size());
+                return true;
+            }
+            event.nmore(ring.size());
+            if (interrupted) {
+                throw Fail.of(DatReturnType.INTERRUPTED_CALL, DatReturnSubtype.SUB_INTERRUPTED, "thread interrupted (EVW-17)");
+            }
+            return false;
         } finally {
-            lock.lock();
-            try {
-                waiter = null;
-                if (freed) {
-                    throw Fail.of(DatReturnType.ABORT, DatReturnSubtype.SUB_INTERRUPTED, "EVD destroyed during the wait");
-                }
-                if (!waitable) {
-                    throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD set unwaitable during the wait");
-                }
-                if (notifying > 0 && size >= threshold) {
-                    take(event);
-                    event.nmore(size);
-                    return true;
-                }
-                event.nmore(size);
-                if (interrupted) {
-                    throw Fail.of(DatReturnType.INTERRUPTED_CALL, DatReturnSubtype.SUB_INTERRUPTED, "thread interrupted");
-                }
-            } finally {
-                lock.unlock();
-            }
+            waiter = null;
         }
-        return false;
     }
 
     /** True when an EP stream with consumer-controlled notification feeds this EVD. */
     private boolean consumerNotified() {
-        return epStreamFlags == CompletionFlags.UNSIGNALLED || epStreamFlags == CompletionFlags.SOLICITED_WAIT;
+        int f = epStreamFlags;
+        return f == CompletionFlags.UNSIGNALLED || f == CompletionFlags.SOLICITED_WAIT;
     }
 
     // ------------------------------------------------------------------ streams
@@ -547,6 +416,7 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         Fail.checkMask(mask, EvdParam.FIELD_ALL, 2);
         lock.lock();
         try {
+            EventRing r = ring;
             int state = (enabled ? EvdParam.STATE_ENABLED : EvdParam.STATE_DISABLED)
                     | (waitable ? EvdParam.STATE_WAITABLE : EvdParam.STATE_UNWAITABLE);
             if (epStreamFlags == CompletionFlags.SOLICITED_WAIT) {
@@ -556,7 +426,7 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             } else {
                 state |= EvdParam.STATE_CONFIG_NOTIFY;
             }
-            return new EvdParam(ia, ring.length, state, cno, flags);
+            return new EvdParam(ia, r.capacity, state, cno, flags);
         } finally {
             lock.unlock();
         }
@@ -627,17 +497,18 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             if (waiter != null) {
                 throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "a thread waits on this EVD");
             }
-            if (size > evdMinQlen) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_IN_USE, size + " events queued (EVD-06)");
+            EventRing old = ring;
+            if (old.size() > evdMinQlen) {
+                throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_IN_USE, old.size() + " events queued (EVD-06)");
             }
-            Slot[] n = newRing(evdMinQlen);
-            for (int i = 0; i < size; i++) {
-                Slot from = ring[(head + i) % ring.length];
-                n[i] = from;
-                ring[(head + i) % ring.length] = new Slot();
+            int queued = old.freeze();
+            boolean fits = queued <= evdMinQlen;
+            EventRing next = new EventRing(fits ? evdMinQlen : old.capacity);
+            old.drainInto(next);
+            ring = next;
+            if (!fits) {
+                throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_IN_USE, queued + " events queued (EVD-06)");
             }
-            ring = n;
-            head = 0;
         } finally {
             lock.unlock();
         }
@@ -697,6 +568,6 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
 
     /** Current queue size (tests, diagnostics). */
     int size() {
-        return count;
+        return ring.size();
     }
 }

@@ -16,15 +16,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One {@code mem} connection: two {@link Side}s and one lock that serialises every byte moved on it, in
- * both directions.
+ * One {@code mem} connection: two {@link Side}s, each with the lock that serialises the bytes it sends.
  *
- * <p>A submitted work request executes at once, on the posting thread, under {@link #lock}: the sender's
+ * <p>A submitted work request executes at once, on the posting thread, under its side's lock: the sender's
  * gather list is copied into the receiver's posted buffer, or RDMA copies straight between the two
  * registered segments after the target's core checked the access. A send that finds no posted receive
  * (receiver not ready) stays queued with everything behind it, in order, until the peer posts a receive
  * ({@link Channel#recvPosted}); after {@link #RNR_TIMEOUT_MILLIS} the request fails with
  * {@code DAT_DTO_ERR_RECEIVER_NOT_READY} and the connection breaks.
+ *
+ * <p>One lock per direction keeps a ping-pong's two threads off each other's lock. Closing takes both,
+ * active side's first: afterwards no byte moves in either direction, which is what lets the core flush.
+ * Nothing that holds one side's lock waits for the other's.
  */
 final class MemConnection {
     /** Receiver-not-ready limit (system property {@code jdat.mem.rnrTimeoutMillis}). */
@@ -42,6 +45,8 @@ final class MemConnection {
 
     /** One end of the connection. Fields are guarded by {@link #lock} unless volatile. */
     final class Side implements Channel {
+        /** Serialises everything this side sends: executing, queueing and closing its requests. */
+        final ReentrantLock lock = new ReentrantLock();
         final MemTransport transport;
         final long portQual;
         Side peer;
@@ -52,6 +57,8 @@ final class MemConnection {
         /** Requests completed from {@link #pending}; the RNR timer compares it to detect no progress. */
         long drained;
         boolean closed;
+        /** How this side was closed ({@link Channel#CLOSE_DISCONNECT} etc.), once {@link #closed}. */
+        int closeMode;
         final RemoteRegion region = new RemoteRegion();
 
         Side(MemTransport transport, long portQual) {
@@ -105,11 +112,11 @@ final class MemConnection {
             if (from.pendingCount == 0) {
                 return;
             }
-            lock.lock();
+            from.lock.lock();
             try {
                 drain(from);
             } finally {
-                lock.unlock();
+                from.lock.unlock();
             }
         }
 
@@ -119,7 +126,6 @@ final class MemConnection {
         }
     }
 
-    private final ReentrantLock lock = new ReentrantLock();
     final Side active;
     final Side passive;
 
@@ -142,7 +148,8 @@ final class MemConnection {
         passive.transport.connections.add(this);
         ChannelSink p = passiveHandler.established(passive);
         boolean activeGone;
-        lock.lock();
+        int activeMode;
+        active.lock.lock();
         try {
             if (p == null) {
                 passive.closed = true;
@@ -151,17 +158,23 @@ final class MemConnection {
                 drain(active); // sends posted by the active side before the passive side was ready
             }
             activeGone = active.closed;
+            activeMode = active.closeMode;
         } finally {
-            lock.unlock();
+            active.lock.unlock();
         }
         if (p == null) {
             a.broken();
         } else if (activeGone) {
-            p.broken();
+            // The active side closed before this side was set up, so close() could not notify it (DSC-17).
+            if (activeMode == Channel.CLOSE_DISCONNECT) {
+                p.remoteDisconnected();
+            } else {
+                p.broken();
+            }
         }
     }
 
-    /** Executes queued requests of {@code from} while the peer can take them (lock held). */
+    /** Executes queued requests of {@code from} while the peer can take them ({@code from.lock} held). */
     private void drain(Side from) {
         while (!from.pending.isEmpty() && !from.closed) {
             WorkRequest wr = from.pending.peek();
@@ -178,7 +191,7 @@ final class MemConnection {
     }
 
     /**
-     * Executes one request of {@code from} (lock held).
+     * Executes one request of {@code from} ({@code from.lock} held).
      *
      * @return {@code false} when it must wait for the peer (no receive posted, peer not set up yet)
      */
@@ -251,7 +264,7 @@ final class MemConnection {
     }
 
     private void rnrCheck(Side side, long mark) {
-        lock.lock();
+        side.lock.lock();
         try {
             if (side.closed || side.pending.isEmpty() || side.drained != mark) {
                 return;
@@ -261,7 +274,7 @@ final class MemConnection {
             side.sink.requestCompleted(DtoCompletionStatus.ERR_RECEIVER_NOT_READY, 0);
             breakConnection(side);
         } finally {
-            lock.unlock();
+            side.lock.unlock();
         }
     }
 
@@ -275,12 +288,14 @@ final class MemConnection {
 
     void close(Side side, int mode) {
         ChannelSink notify = null;
-        lock.lock();
+        active.lock.lock();
+        passive.lock.lock();
         try {
             if (side.closed) {
                 return;
             }
             side.closed = true;
+            side.closeMode = mode;
             side.pending.clear();
             side.pendingCount = 0;
             Side peer = side.peer;
@@ -292,7 +307,8 @@ final class MemConnection {
                 passive.transport.connections.remove(this);
             }
         } finally {
-            lock.unlock();
+            passive.lock.unlock();
+            active.lock.unlock();
         }
         if (notify != null) {
             ChannelSink n = notify;

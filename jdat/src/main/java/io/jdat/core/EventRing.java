@@ -1,0 +1,270 @@
+package io.jdat.core;
+
+import io.jdat.ConnectionRequest;
+import io.jdat.DatEvent;
+import io.jdat.DatHandle;
+import io.jdat.DtoCompletionStatus;
+import io.jdat.Endpoint;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.Rmr;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.SocketAddress;
+
+/**
+ * The bounded multi-producer, multi-consumer event queue behind an EVD: Dmitry Vyukov's array queue with
+ * a sequence number per slot, so that producers and consumers never take a lock and an event crosses
+ * between threads as one slot's cache lines.
+ *
+ * <p><b>Ordering.</b> A producer claims slot {@code t} with a CAS on {@link #tail}, fills it with plain
+ * writes and publishes it with a release store of {@code seq = t + 1}; a consumer that reads
+ * {@code seq == h + 1} with an acquire load sees the filled fields, claims the slot with a CAS on
+ * {@link #head}, copies it and frees it with a release store of {@code seq = h + capacity}. {@link #tail}
+ * and {@link #head} sit on their own cache lines, so in a ping-pong each stays with the one thread that
+ * moves it.
+ *
+ * <p><b>Freezing.</b> {@link #freeze()} sets {@link #FROZEN} in both counters: later claims fail with
+ * {@link #FROZEN_RESULT} and their callers retry on the replacement ring that {@code dat_evd_resize}
+ * installs. It then waits until every slot claimed before the freeze is published, so nothing is lost.
+ */
+final class EventRing {
+    /** Set in {@link #head} and {@link #tail} once the ring is frozen. */
+    static final long FROZEN = 1L << 62;
+    /** {@link #poll} result: an event was taken. */
+    static final int OK = 0;
+    /** {@link #poll} result: the ring was replaced; retry on the new one. */
+    static final int FROZEN_RESULT = 2;
+    /** {@link #poll} result: nothing queued. */
+    static final int EMPTY = 3;
+
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+    private static final VarHandle SEQ;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD = l.findVarHandle(EventRing.class, "head", long.class);
+            TAIL = l.findVarHandle(EventRing.class, "tail", long.class);
+            SEQ = l.findVarHandle(Slot.class, "seq", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** One event; fields mirror {@link DatEvent}. */
+    static final class Slot {
+        long seq;
+        EventNumber number;
+        boolean notify;
+        Endpoint ep;
+        long cookie;
+        DtoCompletionStatus status;
+        long length;
+        Rmr rmr;
+        DatHandle sp;
+        SocketAddress localAddress;
+        long connQual;
+        ConnectionRequest cr;
+        byte[] privateData;
+        DatHandle handle;
+        int reason;
+        Object pointer;
+
+        void copyTo(DatEvent e, EventDispatcher evd) {
+            e.clear();
+            e.eventNumber(number).evd(evd).ep(ep).userCookie(cookie).status(status).transferredLength(length)
+                    .rmr(rmr).spHandle(sp).localIaAddress(localAddress).connQual(connQual).cr(cr)
+                    .privateData(privateData).asyncHandle(handle).reason(reason).softwarePointer(pointer);
+        }
+
+        void clearRefs() {
+            ep = null;
+            rmr = null;
+            sp = null;
+            localAddress = null;
+            cr = null;
+            privateData = null;
+            handle = null;
+            pointer = null;
+        }
+    }
+
+    private final Slot[] slots;
+    final int capacity;
+    // Padding keeps head and tail on separate cache lines from each other and from the fields above.
+    long p01, p02, p03, p04, p05, p06, p07;
+    private volatile long head;
+    long p11, p12, p13, p14, p15, p16, p17;
+    private volatile long tail;
+    long p21, p22, p23, p24, p25, p26, p27;
+
+    EventRing(int capacity) {
+        this.capacity = capacity;
+        slots = new Slot[capacity];
+        for (int i = 0; i < capacity; i++) {
+            slots[i] = new Slot();
+            slots[i].seq = i;
+        }
+    }
+
+    private Slot slot(long index) {
+        return slots[(int) (index % capacity)];
+    }
+
+    /** Returned by {@link #claim} when the ring is frozen. */
+    static final Slot FROZEN_SLOT = new Slot();
+
+    /**
+     * Claims the next free slot.
+     *
+     * @return the slot to fill and then {@link #publish}; {@code null} when full; {@link #FROZEN_SLOT}
+     *         when the ring was frozen (retry on its replacement)
+     */
+    Slot claim() {
+        for (;;) {
+            long t = (long) TAIL.getOpaque(this);
+            if ((t & FROZEN) != 0) {
+                return FROZEN_SLOT;
+            }
+            Slot s = slot(t);
+            long seq = (long) SEQ.getAcquire(s);
+            if (seq == t) {
+                if (TAIL.weakCompareAndSet(this, t, t + 1)) {
+                    return s;
+                }
+            } else if (seq < t) {
+                return null;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Publishes a slot returned by {@link #claim}: consumers may now take it. A frozen ring waits for the
+     * slots claimed before the freeze, so the slot alone is enough to publish.
+     */
+    static void publish(Slot s, boolean notify) {
+        s.notify = notify;
+        SEQ.setRelease(s, s.seq + 1);
+    }
+
+    /**
+     * Takes the head event.
+     *
+     * @param e   receives it
+     * @param evd the EVD to report in the event
+     * @return {@link #OK}, {@link #EMPTY} or {@link #FROZEN_RESULT}
+     */
+    int poll(DatEvent e, EventDispatcher evd) {
+        for (;;) {
+            long h = (long) HEAD.getOpaque(this);
+            if ((h & FROZEN) != 0) {
+                return FROZEN_RESULT;
+            }
+            Slot s = slot(h);
+            long seq = (long) SEQ.getAcquire(s);
+            long want = h + 1;
+            if (seq == want) {
+                if (HEAD.weakCompareAndSet(this, h, want)) {
+                    s.copyTo(e, evd);
+                    s.clearRefs();
+                    SEQ.setRelease(s, h + capacity);
+                    return OK;
+                }
+            } else if (seq < want) {
+                return EMPTY;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** True when no event is published at the head (a racy snapshot, for pollers). */
+    boolean isEmpty() {
+        long h = (long) HEAD.getOpaque(this) & ~FROZEN;
+        return (long) SEQ.getAcquire(slot(h)) != h + 1;
+    }
+
+    /** Events queued: a snapshot. */
+    int size() {
+        long h = head & ~FROZEN;
+        long t = tail & ~FROZEN;
+        long n = t - h;
+        return (int) Math.max(0, Math.min(n, capacity));
+    }
+
+    /**
+     * Counts queued events and notifying ones, up to {@code limit} from the head (a snapshot for waiters).
+     *
+     * @return {@code size << 32 | notifying}
+     */
+    long scan() {
+        long h = head & ~FROZEN;
+        long t = tail & ~FROZEN;
+        int size = 0;
+        int notifying = 0;
+        for (long i = h; i < t; i++) {
+            Slot s = slot(i);
+            if ((long) SEQ.getAcquire(s) != i + 1) {
+                break;
+            }
+            size++;
+            if (s.notify) {
+                notifying++;
+            }
+        }
+        return (long) size << 32 | notifying;
+    }
+
+    /**
+     * Stops the ring: later claims and polls return {@link #FROZEN_RESULT}. Waits until every slot claimed
+     * before the freeze is published.
+     *
+     * @return the number of events left in the ring, to move with {@link #drainInto}
+     */
+    int freeze() {
+        long t;
+        do {
+            t = tail;
+        } while (!TAIL.compareAndSet(this, t, t | FROZEN));
+        long h;
+        do {
+            h = head;
+        } while (!HEAD.compareAndSet(this, h, h | FROZEN));
+        for (long i = h; i < t; i++) {
+            Slot s = slot(i);
+            while ((long) SEQ.getAcquire(s) != i + 1) {
+                Thread.onSpinWait();
+            }
+        }
+        return (int) (t - h);
+    }
+
+    /** Moves the events of a frozen ring, oldest first, into {@code target} (single-threaded). */
+    void drainInto(EventRing target) {
+        long h = head & ~FROZEN;
+        long t = tail & ~FROZEN;
+        for (long i = h; i < t; i++) {
+            Slot from = slot(i);
+            Slot to = target.claim();
+            long seq = to.seq;
+            to.number = from.number;
+            to.ep = from.ep;
+            to.cookie = from.cookie;
+            to.status = from.status;
+            to.length = from.length;
+            to.rmr = from.rmr;
+            to.sp = from.sp;
+            to.localAddress = from.localAddress;
+            to.connQual = from.connQual;
+            to.cr = from.cr;
+            to.privateData = from.privateData;
+            to.handle = from.handle;
+            to.reason = from.reason;
+            to.pointer = from.pointer;
+            to.seq = seq;
+            publish(to, from.notify);
+        }
+    }
+}
