@@ -4,7 +4,7 @@ package io.jdat;
  * {@code DAT_HANDLE}: any DAT object. Every jdat object implements this.
  *
  * <p>Once an object is freed (or its IA closed), every method of it throws
- * {@link DatException} {@code DAT_INVALID_HANDLE}, except another free.
+ * {@link DatException} {@code DAT_INVALID_HANDLE}, another free (or {@code dat_ia_close}) included.
  */
 public interface DatHandle {
     /**

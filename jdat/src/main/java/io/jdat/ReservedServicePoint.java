@@ -13,7 +13,8 @@ public interface ReservedServicePoint extends DatHandle, AutoCloseable {
      *
      * @param ia       the IA
      * @param connQual the connection qualifier
-     * @param ep       an UNCONNECTED EP of this IA
+     * @param ep       an UNCONNECTED EP of this IA, or {@code null} for an EP the provider creates (RSP-09;
+     *                 {@link #query} names it, and {@link Endpoint#modify} supplies its PZ and EVDs)
      * @param evd      an EVD created with {@link EvdFlags#CR}
      * @return the RSP
      * @throws DatException {@code DAT_INVALID_STATE} (EP not UNCONNECTED), {@code DAT_CONN_QUAL_IN_USE},

@@ -84,7 +84,10 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     private CoreRmr[] reqRmr;
     private volatile long reqHead;
     private volatile long reqTail;
-    private WorkRequest scratch;
+    /** Validation target of a request post that is flushed at once or refused (txLock). */
+    private WorkRequest reqScratch;
+    /** Validation target of a receive post that is flushed at once or refused (lock). */
+    private RecvBuffer recvScratch;
 
     // Connection (guarded by lock; channel also read by the post path under txLock).
     private volatile Channel channel;
@@ -280,7 +283,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         reqRmr = new CoreRmr[reqRing.length];
         reqHead = 0;
         reqTail = 0;
-        scratch = new WorkRequest(Math.max(iov, a.maxRecvIov()));
+        reqScratch = new WorkRequest(iov);
+        recvScratch = new RecvBuffer(a.maxRecvIov());
     }
 
     // ================================================================== accessors for other core classes
@@ -650,7 +654,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                 default -> a.maxRequestIov();
             };
             boolean full = reqTail - reqHead >= reqRing.length;
-            WorkRequest wr = s == S.D || full ? scratch : reqRing[(int) (reqTail % reqRing.length)];
+            WorkRequest wr = s == S.D || full ? reqScratch : reqRing[(int) (reqTail % reqRing.length)];
             int privilege = op == WorkRequest.Op.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ;
             resolveLocal(wr, n, iov, privilege, maxIov, 3, pz);
             long local = wr.totalLength();
@@ -768,7 +772,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             CompletionRules.checkRecvPostFlags(flags, a.recvCompletionFlags(), 5);
             boolean full = recvTail - recvHead >= recvRing.length;
             RecvBuffer b = full || state == S.D ? null : recvRing[(int) (recvTail % recvRing.length)];
-            resolveLocal(b == null ? scratch : b, n, iov, MemPriv.LOCAL_WRITE, a.maxRecvIov(), 3, pz);
+            resolveLocal(b == null ? recvScratch : b, n, iov, MemPriv.LOCAL_WRITE, a.maxRecvIov(), 3, pz);
             if (state == S.D) {
                 // RCV-08: flushed at once.
                 if (recvEvd != null) {
@@ -921,6 +925,9 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         long cookie = reqCookie[idx];
         WorkRequest.Op op = wr.op();
         int flags = wr.completionFlags();
+        if (rmr != null && status != DtoCompletionStatus.SUCCESS) {
+            rmr.bindFailed(wr.remoteContext()); // RMB-05: a failed bind binds nothing
+        }
         reqHead = head + 1; // release: the slot may be reused by the next post
         postRequestCompletion(op, rmr, cookie, flags, status, length);
         boolean drained = state == S.DP && head + 1 == reqTail;
@@ -1321,6 +1328,9 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             CoreRmr rmr = reqRmr[idx];
             reqRmr[idx] = null;
             reqHead++;
+            if (rmr != null) {
+                rmr.bindFailed(wr.remoteContext()); // a flushed bind binds nothing
+            }
             postRequestCompletion(wr.op(), rmr, reqCookie[idx], wr.completionFlags(), DtoCompletionStatus.ERR_FLUSHED, 0);
         }
         while (recvHead != recvTail) {

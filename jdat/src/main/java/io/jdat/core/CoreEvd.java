@@ -249,7 +249,7 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
 
     /** True when the waiter may return: a notifying event is queued and at least {@code threshold} are. */
     private boolean ready(int threshold) {
-        long scan = ring.scan();
+        long scan = ring.scan(threshold);
         return (int) scan > 0 && (int) (scan >>> 32) >= threshold;
     }
 

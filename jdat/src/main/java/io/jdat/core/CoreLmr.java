@@ -77,6 +77,9 @@ final class CoreLmr extends CoreObject implements Lmr {
         }
         int index = ia.memory.reserve();
         if (index < 0) {
+            if (desc instanceof RegionDescription.ForSharedMemory s) {
+                ia.sharedMemory.release(s.sharedMemoryId());
+            }
             throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY_REGION,
                     "memory table full");
         }

@@ -101,6 +101,22 @@ final class CoreRmr extends CoreObject implements Rmr {
         }
     }
 
+    /**
+     * A bind applied when it was posted did not complete successfully (flushed, RMB-05): withdraws it if it
+     * is still the current binding, so that a failed bind grants no access and holds no LMR.
+     *
+     * @param context the context the bind returned
+     */
+    void bindFailed(int context) {
+        synchronized (this) {
+            if (binding != null && binding.context() == context) {
+                unbindLocked();
+                boundTriplet = null;
+                boundPriv = 0;
+            }
+        }
+    }
+
     /** The context a bind would return without applying it (for a bind posted in DISCONNECTED). */
     int peekContext() {
         synchronized (this) {

@@ -46,6 +46,10 @@ final class CoreRsp extends CoreObject implements ReservedServicePoint, ServiceP
             rsp.listener = ia.transport.listen(qual, false, rsp);
         } catch (RuntimeException e) {
             ep.unreserve(rsp);
+            if (epHandle == null) {
+                ep.destroy(); // the provider EP made for this RSP goes with it
+                ia.unregister(ep);
+            }
             throw e;
         }
         evd.attachOther();

@@ -101,9 +101,11 @@ final class EventRing {
     long p21, p22, p23, p24, p25, p26, p27;
 
     EventRing(int capacity) {
-        this.capacity = capacity;
-        slots = new Slot[capacity];
-        for (int i = 0; i < capacity; i++) {
+        // The sequence scheme needs two slots: in a one-slot ring a published event (seq t + 1) looks free
+        // to the next producer (position t + 1). A queue of one gets two, which dat_evd_query reports (EVD-01).
+        this.capacity = Math.max(2, capacity);
+        slots = new Slot[this.capacity];
+        for (int i = 0; i < this.capacity; i++) {
             slots[i] = new Slot();
             slots[i].seq = i;
         }
@@ -195,16 +197,19 @@ final class EventRing {
     }
 
     /**
-     * Counts queued events and notifying ones, up to {@code limit} from the head (a snapshot for waiters).
+     * Counts queued events and notifying ones from the head (a snapshot for waiters), stopping as soon as
+     * {@code limit} events including a notifying one are counted, so a wait costs O(threshold), not
+     * O(queue length).
      *
+     * @param limit the count that satisfies the caller (a wait threshold)
      * @return {@code size << 32 | notifying}
      */
-    long scan() {
+    long scan(int limit) {
         long h = head & ~FROZEN;
         long t = tail & ~FROZEN;
         int size = 0;
         int notifying = 0;
-        for (long i = h; i < t; i++) {
+        for (long i = h; i < t && (size < limit || notifying == 0); i++) {
             Slot s = slot(i);
             if ((long) SEQ.getAcquire(s) != i + 1) {
                 break;

@@ -162,6 +162,14 @@ final class MemConnection {
         } finally {
             active.lock.unlock();
         }
+        if (p != null) {
+            passive.lock.lock();
+            try {
+                drain(passive); // requests the passive side posted on seeing ESTABLISHED before its sink was stored
+            } finally {
+                passive.lock.unlock();
+            }
+        }
         if (p == null) {
             a.broken();
         } else if (activeGone) {
@@ -199,6 +207,10 @@ final class MemConnection {
         Side to = from.peer;
         ChannelSink self = from.sink;
         ChannelSink target = to.sink;
+        if (self == null) {
+            // Posted on seeing ESTABLISHED, before establish() stored this side's sink: wait for it.
+            return false;
+        }
         if (to.closed) {
             self.requestCompleted(DtoCompletionStatus.ERR_FLUSHED, 0);
             return true;

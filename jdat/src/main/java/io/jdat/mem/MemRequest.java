@@ -51,6 +51,9 @@ final class MemRequest implements IncomingRequest {
             return;
         }
         MemFabric.cm(() -> {
+            if (passive.closed() && attempt.finish()) {
+                attempt.handler.nonPeerRejected(); // CON-08: the acceptor's IA closed before the handshake
+            }
             if (passive.closed() || attempt.transport.closed() || !attempt.finish()) {
                 handler.acceptFailed(); // CRA-07: the requester gave up or vanished
                 return;

@@ -30,7 +30,9 @@ public interface ChannelSink {
 
     /**
      * Checks an incoming RDMA access against this EP's IA memory tables and Protection Zone: context,
-     * bounds, privilege, PZ — before any byte moves.
+     * bounds, privilege, PZ — before any byte moves. A zero-length access names no memory and passes
+     * unchecked (its {@code out} segment is {@link java.lang.foreign.MemorySegment#NULL}); a read the EP's
+     * {@code max_rdma_read_in} does not admit is an access error (RDR-17).
      *
      * @param rmrContext the remote context (STag)
      * @param address    the target address
