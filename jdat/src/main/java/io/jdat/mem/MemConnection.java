@@ -56,6 +56,8 @@ final class MemConnection {
         volatile int pendingCount;
         /** Requests completed from {@link #pending}; the RNR timer compares it to detect no progress. */
         long drained;
+        /** An RNR check is scheduled for this side. */
+        boolean rnrArmed;
         boolean closed;
         /** How this side was closed ({@link Channel#CLOSE_DISCONNECT} etc.), once {@link #closed}. */
         int closeMode;
@@ -98,9 +100,11 @@ final class MemConnection {
                 }
                 pending.add(wr);
                 pendingCount = pending.size();
-                if (pendingCount == 1) {
-                    armRnrTimer(this);
-                }
+                // A receive posted between the failed attempt and the volatile write above was not drained
+                // by the peer's recvPosted (it read pendingCount == 0), so look once more. The peer writes
+                // recvTail before it reads pendingCount, and this side writes pendingCount before it reads
+                // recvTail: one of the two sees the other, so no receive is missed.
+                drain(this);
             } finally {
                 lock.unlock();
             }
@@ -270,7 +274,12 @@ final class MemConnection {
         return true;
     }
 
+    /** Schedules one receiver-not-ready check for {@code side} unless one is pending ({@code side.lock} held). */
     private void armRnrTimer(Side side) {
+        if (side.rnrArmed) {
+            return;
+        }
+        side.rnrArmed = true;
         long mark = side.drained;
         RNR_TIMER.schedule(() -> rnrCheck(side, mark), RNR_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
@@ -278,7 +287,12 @@ final class MemConnection {
     private void rnrCheck(Side side, long mark) {
         side.lock.lock();
         try {
-            if (side.closed || side.pending.isEmpty() || side.drained != mark) {
+            side.rnrArmed = false;
+            if (side.closed || side.pending.isEmpty()) {
+                return;
+            }
+            if (side.drained != mark) {
+                armRnrTimer(side); // progress since the check was armed: measure again from now
                 return;
             }
             side.pending.poll();
