@@ -1,0 +1,50 @@
+package io.jdat.tools;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code jdat} command: the entry point of the tools jar, with the subcommands {@code perf} and
+ * {@code info}. Exit code 0 on success, 1 on a failure (one readable line on standard error), 2 on a usage
+ * error.
+ */
+@Command(name = "jdat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Tools for jdat, the DAT (uDAPL 1.2) RDMA consumer API for Java.",
+        subcommands = {PerfCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    /** Creates the top command (picocli instantiates it). */
+    public Main() {
+    }
+
+    /** Without a subcommand: prints the usage and fails with a usage error. */
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand (perf, info)");
+    }
+
+    /**
+     * The configured command line: subcommands, the one-line error handler. Tests call
+     * {@link CommandLine#execute} on it after redirecting {@link CommandLine#setOut}/{@link CommandLine#setErr}.
+     *
+     * @return a new command line for {@code jdat}
+     */
+    public static CommandLine newCommandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        ErrorHandler handler = new ErrorHandler();
+        cl.setExecutionExceptionHandler(handler);
+        cl.setParameterExceptionHandler(handler);
+        return cl;
+    }
+
+    /**
+     * Runs {@code jdat} and exits with its exit code.
+     *
+     * @param args the command-line arguments
+     */
+    public static void main(String[] args) {
+        System.exit(newCommandLine().execute(args));
+    }
+}

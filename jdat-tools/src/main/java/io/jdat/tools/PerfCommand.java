@@ -1,0 +1,98 @@
+package io.jdat.tools;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code jdat perf}: a real transfer on a DAT provider inside this JVM (default: the embedded {@code mem}
+ * provider). A server and a client thread each open the IA, connect with private data, and measure
+ * send/recv, RDMA Write and RDMA Read latency and RDMA Write, RDMA Read and send bandwidth, verifying every
+ * transfer. Prints one table; exit code 1 on any DAT error or wrong data.
+ */
+@Command(name = "perf", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Measures latency and bandwidth between two IAs in this JVM (a server and a client "
+                + "thread), verifying every transfer.",
+        sortOptions = false)
+public final class PerfCommand implements Callable<Integer> {
+    /** The most memory one side registers: {@code 2 * window + 1} bulk buffers must fit. */
+    private static final long MAX_REGION = 1L << 30;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--ia", paramLabel = "NAME", defaultValue = "mem",
+            description = "IA name to open on both sides (default: ${DEFAULT-VALUE}).")
+    private String ia;
+
+    @Option(names = "--sizes", paramLabel = "SIZE", split = ",", defaultValue = "64", converter = Sizes.class,
+            description = "Message sizes of the latency tests, multiples of 8 (default: ${DEFAULT-VALUE}), "
+                    + "e.g. 64,4K,64K.")
+    private List<Long> sizes;
+
+    @Option(names = {"-n", "--iterations"}, paramLabel = "N", defaultValue = "100000",
+            description = "Timed iterations per latency test (default: ${DEFAULT-VALUE}).")
+    private int iterations;
+
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "20000",
+            description = "Untimed warm-up iterations per latency test (default: ${DEFAULT-VALUE}).")
+    private int warmup;
+
+    @Option(names = "--bw-size", paramLabel = "SIZE", defaultValue = "1MiB", converter = Sizes.class,
+            description = "Transfer size of the bandwidth tests (default: ${DEFAULT-VALUE}).")
+    private long bwSize;
+
+    @Option(names = "--bw-bytes", paramLabel = "SIZE", defaultValue = "2GiB", converter = Sizes.class,
+            description = "Bytes moved per bandwidth test (default: ${DEFAULT-VALUE}).")
+    private long bwBytes;
+
+    @Option(names = "--window", paramLabel = "N", defaultValue = "16",
+            description = "Outstanding transfers in the bandwidth tests (default: ${DEFAULT-VALUE}).")
+    private int window;
+
+    @Option(names = "--conn-qual", paramLabel = "QUAL", defaultValue = "18515",
+            description = "Connection qualifier the server listens on (default: ${DEFAULT-VALUE}).")
+    private long connQual;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
+            description = "Fail when any wait makes no progress for this long (default: ${DEFAULT-VALUE}).")
+    private int timeout;
+
+    /** Creates the command (picocli instantiates it). */
+    public PerfCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        PerfConfig config = config();
+        PerfRun.run(config, new ResultTable(spec.commandLine().getOut(), config));
+        return 0;
+    }
+
+    /** Validates the options into a configuration. */
+    private PerfConfig config() {
+        for (long s : sizes) {
+            require(s >= 8 && s % 8 == 0, "--sizes: " + s + " is not a positive multiple of 8");
+        }
+        require(iterations >= 1, "--iterations must be at least 1");
+        require(warmup >= 0, "--warmup must not be negative");
+        require(bwSize >= 16 && bwSize % 8 == 0, "--bw-size must be a multiple of 8, at least 16");
+        require(bwBytes >= 1, "--bw-bytes must be positive");
+        require(window >= 1 && window <= 1024, "--window must be 1..1024");
+        require((2L * window + 1) * bwSize <= MAX_REGION, "--window " + window + " x --bw-size " + Sizes.format(bwSize)
+                + " needs more than " + Sizes.format(MAX_REGION) + " of memory per side");
+        require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
+        require((long) iterations + warmup <= Integer.MAX_VALUE, "too many iterations");
+        return new PerfConfig(ia, connQual, sizes, warmup, iterations, bwSize, bwBytes, window, timeout);
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new ParameterException(spec.commandLine(), message);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.jdat.tools;
+
+import io.jdat.ProviderAttr;
+import java.io.PrintWriter;
+import java.net.SocketAddress;
+import java.nio.charset.Charset;
+import java.util.Locale;
+
+/**
+ * The output of {@code jdat perf}: a header with the provider, IA, JDK and settings, then one row per
+ * measurement as soon as it completes, then a footer explaining the columns.
+ */
+final class ResultTable {
+    private static final String ROW = "%-22s %9s %11s %11s %16s%n";
+
+    private final PrintWriter out;
+    private final PerfConfig config;
+    private final String micro;
+
+    /**
+     * Creates the table.
+     *
+     * @param out    where to print
+     * @param config the run settings, for the header
+     */
+    ResultTable(PrintWriter out, PerfConfig config) {
+        this.out = out;
+        this.config = config;
+        this.micro = canPrintMicro() ? "µs" : "us";
+    }
+
+    /**
+     * Prints the header and the column titles.
+     *
+     * @param client        the client side (its provider attributes)
+     * @param serverAddress the IA address the client connected to
+     */
+    synchronized void header(PerfSide client, SocketAddress serverAddress) {
+        ProviderAttr p = client.providerAttr;
+        out.printf(Locale.ROOT, "jdat perf: provider %s %d.%d (uDAPL %d.%d), IA \"%s\", address %s, "
+                + "connection qualifier %d%n",
+                p.providerName(), p.providerVersionMajor(), p.providerVersionMinor(), p.daplVersionMajor(),
+                p.daplVersionMinor(), config.iaName(), serverAddress, config.connQual());
+        out.printf(Locale.ROOT, "JDK %s; latency: %,d iterations + %,d warm-up; bandwidth: %,d x %s, "
+                + "%d outstanding%n",
+                VersionProvider.jvm(), config.iterations(), config.warmup(), config.bwCount(),
+                Sizes.format(config.bwSize()), config.window());
+        out.println();
+        out.printf(Locale.ROOT, ROW, "operation", "size", "median " + micro, "p99 " + micro, "bandwidth MB/s");
+        out.flush();
+    }
+
+    /**
+     * Prints one row.
+     *
+     * @param r the measured row
+     */
+    synchronized void row(PerfResult r) {
+        out.printf(Locale.ROOT, ROW, r.operation(), Sizes.format(r.size()), number(r.medianMicros(), 2),
+                number(r.p99Micros(), 2), number(r.mbPerSecond(), r.mbPerSecond() < 100 ? 2 : 0));
+        out.flush();
+    }
+
+    /** Prints the footer. */
+    synchronized void footer() {
+        out.println();
+        out.println("median/p99: one-way latency (RTT/2) for the ping-pongs, post-to-completion for RDMA read;");
+        out.println("MB/s = 10^6 bytes/s. Every transfer was verified (sequence stamps and payload patterns).");
+        out.flush();
+    }
+
+    private static String number(double v, int decimals) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,." + decimals + "f", v);
+    }
+
+    private static boolean canPrintMicro() {
+        String enc = System.getProperty("stdout.encoding");
+        try {
+            return enc != null && Charset.forName(enc).newEncoder().canEncode('µ');
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.jdat.tools;
+
+import java.net.SocketAddress;
+import java.util.concurrent.Phaser;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The control plane between the server and the client thread of one run: phase barriers, the server's
+ * address, and the first failure, which aborts the other side's barriers and busy-wait loops. Everything
+ * the test data needs (region addresses, payloads) goes through DAT; only this coordination is in-JVM.
+ */
+final class Sync {
+    private static final long SLICE_NANOS = 100_000_000L;
+
+    private final Phaser phaser = new Phaser(2);
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private volatile boolean aborted;
+    private volatile SocketAddress serverAddress;
+
+    /** Creates the control plane of a server and a client. */
+    Sync() {
+    }
+
+    /**
+     * Waits until the other side reaches the same phase. There is no time limit here: a side that makes no
+     * progress fails its own bounded waits, which aborts this one.
+     *
+     * @param phase the phase name, for messages
+     * @throws Aborted when the other side failed
+     */
+    void await(String phase) {
+        checkAborted();
+        int p = phaser.arrive();
+        while (true) {
+            try {
+                if (phaser.awaitAdvanceInterruptibly(p, SLICE_NANOS, TimeUnit.NANOSECONDS) < 0) {
+                    checkAborted();
+                    throw new PerfFailure("run terminated in phase '" + phase + "'");
+                }
+                return;
+            } catch (TimeoutException e) {
+                checkAborted();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PerfFailure("interrupted in phase '" + phase + "'");
+            }
+        }
+    }
+
+    /**
+     * Records a failure and aborts the other side. The first failure wins, except that a real cause replaces
+     * a {@linkplain PerfFailure#isConsequence() consequence} (a flushed completion) seen first.
+     *
+     * @param t the failure
+     */
+    void fail(Throwable t) {
+        failure.accumulateAndGet(t, (cur, nu) -> cur == null || consequence(cur) && !(nu instanceof Aborted)
+                && !consequence(nu) ? nu : cur);
+        aborted = true;
+        phaser.forceTermination();
+    }
+
+    private static boolean consequence(Throwable t) {
+        return t instanceof PerfFailure f && f.isConsequence();
+    }
+
+    /** The first failure, or {@code null}. */
+    Throwable failure() {
+        return failure.get();
+    }
+
+    /**
+     * Throws {@link Aborted} when the other side failed; cheap enough for busy-wait loops.
+     */
+    void checkAborted() {
+        if (aborted) {
+            throw new Aborted();
+        }
+    }
+
+    /** Publishes the server's IA address (before the "listening" barrier). */
+    void serverAddress(SocketAddress a) {
+        serverAddress = a;
+    }
+
+    /** The server's IA address (after the "listening" barrier). */
+    SocketAddress serverAddress() {
+        return serverAddress;
+    }
+
+    /** Thrown on the side that stops because the other one failed; never reported itself. */
+    static final class Aborted extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Aborted() {
+            super("aborted because the peer failed", null, false, false);
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.jdat.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.jdat.CompletionFlags;
+import io.jdat.Registry;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class PerfCommandTest {
+    private static final AtomicLong QUALS = new AtomicLong(31_000);
+
+    /** Output and exit code of one in-process {@code jdat} run. */
+    record Run(int exitCode, String out, String err) {
+    }
+
+    static Run jdat(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.newCommandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int rc = cl.execute(args);
+        return new Run(rc, out.toString(), err.toString());
+    }
+
+    private static String qual() {
+        return Long.toString(QUALS.getAndIncrement());
+    }
+
+    @Test
+    void perfPrintsEveryOperationRowAndClosesItsIas() {
+        int openBefore = Registry.openCount("mem");
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "-n", "300", "--warmup", "50",
+                "--sizes", "64,4K", "--bw-size", "64K", "--bw-bytes", "4M", "--window", "4", "--conn-qual", qual()));
+        assertEquals(0, r.exitCode(), () -> "stdout:\n" + r.out() + "\nstderr:\n" + r.err());
+        assertTrue(r.out().contains("provider jdat-mem"), r.out());
+        assertTrue(r.out().contains("IA \"mem\""), r.out());
+        for (String size : List.of("64 B", "4 KiB")) {
+            assertRow(r.out(), "send/recv ping-pong", size, false);
+            assertRow(r.out(), "RDMA write ping-pong", size, false);
+            assertRow(r.out(), "RDMA read", size, false);
+        }
+        assertRow(r.out(), "RDMA write stream", "64 KiB", true);
+        assertRow(r.out(), "RDMA read stream", "64 KiB", true);
+        assertRow(r.out(), "send stream", "64 KiB", true);
+        assertEquals("", r.err());
+        assertEquals(openBefore, Registry.openCount("mem"), "perf left IAs open");
+    }
+
+    /** A row: operation, size, then two latencies and "-", or "-", "-" and a bandwidth. */
+    private static void assertRow(String out, String op, String size, boolean bandwidth) {
+        String num = "[0-9][0-9,]*(\\.[0-9]+)?";
+        String tail = bandwidth ? "-\\s+-\\s+" + num : num + "\\s+" + num + "\\s+-";
+        String regex = "(?m)^" + Pattern.quote(op) + "\\s+" + Pattern.quote(size) + "\\s+" + tail + "\\s*$";
+        assertTrue(Pattern.compile(regex).matcher(out).find(), "no row '" + op + " " + size + "' in:\n" + out);
+    }
+
+    @Test
+    void unknownIaFailsWithOneReadableLineAndExitCode1() {
+        Run r = jdat("perf", "--ia", "no-such-ia", "-n", "10", "--conn-qual", qual());
+        assertEquals(1, r.exitCode());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().startsWith("jdat perf: error: DAT_PROVIDER_NOT_FOUND"), r.err());
+    }
+
+    @Test
+    void badOptionIsAUsageError() {
+        Run r = jdat("perf", "--sizes", "12");
+        assertEquals(2, r.exitCode());
+        assertTrue(r.err().contains("multiple of 8"), r.err());
+    }
+
+    @Test
+    void qualifierInUseIsReported() {
+        String q = qual();
+        PerfConfig c = config(q);
+        // Occupy the qualifier with a first listener: the run's PSP creation fails with DAT_CONN_QUAL_IN_USE.
+        try (PerfSide other = new PerfSide("server", c, BufferLayout.of(c))) {
+            io.jdat.PublicServicePoint.create(other.ia, Long.parseLong(q), other.crEvd, io.jdat.PspFlags.CONSUMER);
+            Run r = jdat("perf", "-n", "10", "--warmup", "0", "--conn-qual", q, "--timeout", "2");
+            assertEquals(1, r.exitCode(), r.out() + r.err());
+            assertTrue(r.err().contains("DAT_CONN_QUAL_IN_USE"), r.err());
+        }
+    }
+
+    @Test
+    void corruptedEchoIsDetectedAndBothSidesStop() {
+        PerfConfig c = config(qual());
+        int openBefore = Registry.openCount("mem");
+        StringWriter out = new StringWriter();
+        PerfFailure f = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThrows(PerfFailure.class,
+                () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c), List.of(new CorruptingEcho()))));
+        assertTrue(f.getMessage().startsWith("data verification failed: client: RDMA write ping-pong 64 B echo"),
+                f.getMessage());
+        assertEquals(openBefore, Registry.openCount("mem"), "IAs left open after a failure");
+    }
+
+    @Test
+    void serverFailureAbortsTheWaitingClient() {
+        PerfConfig c = config(qual());
+        SendPingPong real = new SendPingPong(64);
+        Measurement failing = new Measurement() {
+            @Override
+            public String operation() {
+                return real.operation();
+            }
+
+            @Override
+            public long size() {
+                return 64;
+            }
+
+            @Override
+            public void server(PerfSession s) {
+                throw new PerfFailure("injected server failure");
+            }
+
+            @Override
+            public PerfResult client(PerfSession s) {
+                return real.client(s);
+            }
+        };
+        StringWriter out = new StringWriter();
+        long t0 = System.nanoTime();
+        PerfFailure f = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThrows(PerfFailure.class,
+                () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c), List.of(failing))));
+        assertEquals("injected server failure", f.getMessage());
+        assertTrue(System.nanoTime() - t0 < 4_000_000_000L, "the client waited for its timeout instead of aborting");
+    }
+
+    private static PerfConfig config(String qual) {
+        return new PerfConfig("mem", Long.parseLong(qual), List.of(64L), 10, 100, 64 * 1024, 1 << 20, 4, 5);
+    }
+
+    /** The server of an RDMA write ping-pong that echoes the first payload with one wrong word. */
+    static final class CorruptingEcho implements Measurement {
+        private final WritePingPong real = new WritePingPong(64);
+
+        @Override
+        public String operation() {
+            return real.operation();
+        }
+
+        @Override
+        public long size() {
+            return 64;
+        }
+
+        @Override
+        public void server(PerfSession s) {
+            MemorySegment m = s.mem();
+            long off = s.layout.small(1);
+            m.asSlice(off, 64).fill((byte) 0);
+            s.sync.await("ready");
+            s.poller.awaitWord(m, off + 56, 1, "first write");
+            m.set(ValueLayout.JAVA_LONG, off + 16, 0xBADL);
+            s.ep().postRdmaWrite(1, s.iov(off, 64), 0, s.remote(off, 64), CompletionFlags.SUPPRESS);
+            s.sync.await("done");
+        }
+
+        @Override
+        public PerfResult client(PerfSession s) {
+            return real.client(s);
+        }
+    }
+}
