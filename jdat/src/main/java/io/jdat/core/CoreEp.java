@@ -41,13 +41,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Locks.</b> {@link #txLock} serialises posts of send, RDMA and bind, so that they reach the
  * transport in the order they were accepted; state transitions take it too, so no post interleaves with
- * one. {@link #lock} guards the state, the configuration and both rings; it is held only briefly and never
- * while calling into a transport. The state is also volatile so that the post path reads it once without
- * {@link #lock}.
+ * one. {@link #lock} guards the state, the configuration and receive posting; it is held only briefly
+ * and never while calling into a transport. The transport's receive path and its completions take neither
+ * lock (see {@link ReceiveQueue} and {@link RequestCounters}); they read the volatile state.
  *
- * <p><b>Rings.</b> Receives: {@code [recvHead, recvTake)} were handed to the transport,
- * {@code [recvTake, recvTail)} wait; requests: {@code [reqHead, reqTail)} were submitted and complete in
- * order. Slots are allocated when the EP is created or resized, so posting allocates nothing.
+ * <p><b>Queues.</b> Receives live in a {@link ReceiveQueue}; requests {@code [req.head, req.tail)} were
+ * submitted and complete in order. Slots are allocated when the EP is created or resized, so posting
+ * allocates nothing.
  */
 final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, PassiveHandler, ChannelSink {
     /** The main states (API.md §7.1); the UNCONFIGURED variants are derived from the configuration. */
@@ -67,23 +67,15 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     private volatile CoreEvd requestEvd;
     private CoreEvd connectEvd;
 
-    // Receive ring. Posters write slots and then recvTail under lock; the transport's receive path (one
-    // thread at a time per connection) moves recvTake and recvHead without locks; a flush moves recvHead
-    // under lock once the transport is stopped (Channel.close), so the two never overlap.
-    private RecvBuffer[] recvRing;
-    private long[] recvCookie;
-    private int[] recvFlags;
-    private volatile long recvHead;
-    private long recvTake;
-    private volatile long recvTail;
+    /** The receive queue: posted under lock, taken and completed by the transport without it. */
+    private volatile ReceiveQueue recvQueue;
 
-    // Request ring. Posters write slots and then reqTail under txLock; the transport completes in order and
-    // moves reqHead without locks; a flush moves reqHead under txLock once the transport is stopped.
+    // Request ring. Posters write slots and then req.tail under txLock; the transport completes in order and
+    // moves req.head without locks; a flush moves req.head under txLock once the transport is stopped.
     private WorkRequest[] reqRing;
     private long[] reqCookie;
     private CoreRmr[] reqRmr;
-    private volatile long reqHead;
-    private volatile long reqTail;
+    private final RequestCounters req = new RequestCounters();
     /** Validation target of a request post that is flushed at once or refused (txLock). */
     private WorkRequest reqScratch;
     /** Validation target of a receive post that is flushed at once or refused (lock). */
@@ -105,6 +97,19 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     private int softHw = Dat.WATERMARK_INFINITE;
     private int hardHw = Dat.WATERMARK_INFINITE;
     private boolean softFired;
+
+    /**
+     * The request ring's counters, in their own padded object: the peer's receive path reads this EP's
+     * state on every message, and these change on every post.
+     */
+    private static final class RequestCounters {
+        long p01, p02, p03, p04, p05, p06, p07;
+        /** Oldest request not completed; moved by the transport's completions and by flushes. */
+        volatile long head;
+        /** Next request slot; moved by posters under txLock. */
+        volatile long tail;
+        long p11, p12, p13, p14, p15, p16, p17;
+    }
 
     private CoreEp(CoreIa ia, boolean providerCreated) {
         super(ia, HandleType.EP, DatReturnSubtype.INVALID_HANDLE_EP);
@@ -251,29 +256,10 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     }
 
     private void allocateRings(EpAttr a) {
-        RecvBuffer[] nr = new RecvBuffer[a.maxRecvDtos()];
-        for (int i = 0; i < nr.length; i++) {
-            nr[i] = new RecvBuffer(a.maxRecvIov());
-        }
-        long[] nc = new long[nr.length];
-        int[] nf = new int[nr.length];
-        // Keep receives that are already posted (only possible while unconnected).
-        long posted = recvRing == null ? 0 : recvTail - recvHead;
-        for (int i = 0; i < posted; i++) {
-            int from = (int) ((recvHead + i) % recvRing.length);
-            RecvBuffer src = recvRing[from];
-            for (int k = 0; k < src.count(); k++) {
-                nr[i].add(src.segment(k), src.offset(k), src.length(k));
-            }
-            nc[i] = recvCookie[from];
-            nf[i] = recvFlags[from];
-        }
-        recvRing = nr;
-        recvCookie = nc;
-        recvFlags = nf;
-        recvHead = 0;
-        recvTake = 0;
-        recvTail = posted;
+        // Keep receives that are already posted (only possible while unconnected; modify checked they fit).
+        ReceiveQueue old = recvQueue;
+        recvQueue = old == null ? new ReceiveQueue(a.maxRecvDtos(), a.maxRecvIov())
+                : old.copy(a.maxRecvDtos(), a.maxRecvIov(), b -> true);
         int iov = Math.max(a.maxRequestIov(), Math.max(a.maxRdmaReadIov(), a.maxRdmaWriteIov()));
         reqRing = new WorkRequest[a.maxRequestDtos()];
         for (int i = 0; i < reqRing.length; i++) {
@@ -281,8 +267,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         }
         reqCookie = new long[reqRing.length];
         reqRmr = new CoreRmr[reqRing.length];
-        reqHead = 0;
-        reqTail = 0;
+        req.head = 0;
+        req.tail = 0;
         reqScratch = new WorkRequest(iov);
         recvScratch = new RecvBuffer(a.maxRecvIov());
     }
@@ -366,7 +352,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         checkAlive();
         lock.lock();
         try {
-            return new Status(reportedState(), recvTail == recvHead, reqTail == reqHead);
+            return new Status(reportedState(), recvQueue.held() == 0, req.tail == req.head);
         } finally {
             lock.unlock();
         }
@@ -413,7 +399,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             if ((mask & ~EpParam.FIELD_PZ_HANDLE) != 0 && !early) {
                 throw Fail.state(stateSubtype(s), "EP parameters are modifiable only before connecting (EPM-11..27)");
             }
-            if ((mask & EpParam.FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) != 0 && recvTail != 0
+            if ((mask & EpParam.FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) != 0 && recvQueue.everPosted()
                     && p.epAttr().recvCompletionFlags() != attr.recvCompletionFlags()) {
                 throw Fail.state(stateSubtype(s), "recv_completion_flags cannot change once receives were posted (EPM-18)");
             }
@@ -480,16 +466,17 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             CoreEvd nc = (mask & EpParam.FIELD_CONNECT_EVD_HANDLE) != 0
                     ? Core.evdArg(p.connectEvdHandle(), ia, DatReturnSubtype.INVALID_HANDLE_EVD_CONN) : connectEvd;
             checkEvdKinds(nr, nq, nc);
-            long posted = recvTail - recvHead;
+            long posted = recvQueue.held();
             if ((mask & RING_FIELDS) != 0) {
                 if (posted > a.maxRecvDtos()) {
                     throw Fail.param(3, posted + " receives are posted; max_recv_dtos " + a.maxRecvDtos() + " too small");
                 }
-                for (long i = recvHead; i < recvTail; i++) {
-                    if (recvRing[(int) (i % recvRing.length)].count() > a.maxRecvIov()) {
-                        throw Fail.param(3, "a posted receive has more segments than max_recv_iov " + a.maxRecvIov());
+                int maxIov = a.maxRecvIov();
+                recvQueue.forEachPosted(b -> {
+                    if (b.count() > maxIov) {
+                        throw Fail.param(3, "a posted receive has more segments than max_recv_iov " + maxIov);
                     }
-                }
+                });
             }
             // Re-attach the streams under the new flags: detach first, roll back on failure.
             detachStreams();
@@ -532,39 +519,16 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
      * {@code DAT_DTO_ERR_LOCAL_PROTECTION}. Zero-length receives name no memory and stay posted.
      */
     private void failPostedRecvsAfterPzChange() {
-        long n = recvTail - recvHead;
-        RecvBuffer[] keep = new RecvBuffer[(int) n];
-        long[] keepCookie = new long[(int) n];
-        int[] keepFlags = new int[(int) n];
-        int kept = 0;
-        for (long i = recvHead; i < recvTail; i++) {
-            int idx = (int) (i % recvRing.length);
-            RecvBuffer b = recvRing[idx];
+        ReceiveQueue q = recvQueue;
+        recvQueue = q.copy(q.capacity, q.iov, b -> {
             if (b.totalLength() == 0) {
-                keep[kept] = b;
-                keepCookie[kept] = recvCookie[idx];
-                keepFlags[kept] = recvFlags[idx];
-                kept++;
-            } else {
-                if (recvEvd != null) {
-                    recvEvd.postDto(this, recvCookie[idx], DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, true);
-                }
+                return true;
             }
-        }
-        RecvBuffer[] ring = new RecvBuffer[recvRing.length];
-        for (int i = 0; i < kept; i++) {
-            ring[i] = keep[i];
-            recvCookie[i] = keepCookie[i];
-            recvFlags[i] = keepFlags[i];
-        }
-        int capacity = attr.maxRecvIov();
-        for (int i = kept; i < ring.length; i++) {
-            ring[i] = new RecvBuffer(capacity);
-        }
-        recvRing = ring;
-        recvHead = 0;
-        recvTake = 0;
-        recvTail = kept;
+            if (recvEvd != null) {
+                recvEvd.postDto(this, b.cookie, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, true);
+            }
+            return false;
+        });
     }
 
     // ================================================================== local I/O vectors
@@ -653,8 +617,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                 case RDMA_WRITE -> Math.min(a.maxRequestIov(), a.maxRdmaWriteIov());
                 default -> a.maxRequestIov();
             };
-            boolean full = reqTail - reqHead >= reqRing.length;
-            WorkRequest wr = s == S.D || full ? reqScratch : reqRing[(int) (reqTail % reqRing.length)];
+            boolean full = req.tail - req.head >= reqRing.length;
+            WorkRequest wr = s == S.D || full ? reqScratch : reqRing[(int) (req.tail % reqRing.length)];
             int privilege = op == WorkRequest.Op.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ;
             resolveLocal(wr, n, iov, privilege, maxIov, 3, pz);
             long local = wr.totalLength();
@@ -705,11 +669,11 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
 
     /** Publishes the request at the tail and hands it to the transport (txLock held: single writer). */
     private void commitRequest(WorkRequest wr, long cookie, CoreRmr rmr) {
-        long t = reqTail;
+        long t = req.tail;
         int idx = (int) (t % reqRing.length);
         reqCookie[idx] = cookie;
         reqRmr[idx] = rmr;
-        reqTail = t + 1; // release: the slot is complete before a completer can see it
+        req.tail = t + 1; // release: the slot is complete before a completer can see it
         channel.submit(wr);
     }
 
@@ -726,12 +690,12 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                 postRequestCompletion(WorkRequest.Op.RMR_BIND, rmr, cookie, flags, DtoCompletionStatus.ERR_FLUSHED, 0);
                 return rmr.peekContext();
             }
-            if (reqTail - reqHead >= reqRing.length) {
+            if (req.tail - req.head >= reqRing.length) {
                 throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "max_request_dtos outstanding");
             }
             int ctx = rmr.applyBind(triplet, target, priv);
-            WorkRequest wr = reqRing[(int) (reqTail % reqRing.length)];
+            WorkRequest wr = reqRing[(int) (req.tail % reqRing.length)];
             wr.reset();
             wr.set(WorkRequest.Op.RMR_BIND, flags, ctx, 0, 0);
             commitRequest(wr, cookie, rmr);
@@ -770,8 +734,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             checkAlive();
             EpAttr a = attr;
             CompletionRules.checkRecvPostFlags(flags, a.recvCompletionFlags(), 5);
-            boolean full = recvTail - recvHead >= recvRing.length;
-            RecvBuffer b = full || state == S.D ? null : recvRing[(int) (recvTail % recvRing.length)];
+            ReceiveQueue q = recvQueue;
+            ReceiveQueue.Slot b = state == S.D ? null : q.next();
             resolveLocal(b == null ? recvScratch : b, n, iov, MemPriv.LOCAL_WRITE, a.maxRecvIov(), 3, pz);
             if (state == S.D) {
                 // RCV-08: flushed at once.
@@ -780,15 +744,14 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                 }
                 return;
             }
-            if (full) {
+            if (b == null) {
                 throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                        "max_recv_dtos " + recvRing.length + " posted (RCV-10)");
+                        "max_recv_dtos " + q.capacity + " posted (RCV-10)");
             }
-            int idx = (int) (recvTail % recvRing.length);
-            recvCookie[idx] = cookie;
-            recvFlags[idx] = flags;
-            recvTail++;
-            checkWatermarks();
+            q.publish(b, cookie, flags);
+            if (softHw != Dat.WATERMARK_INFINITE || hardHw != Dat.WATERMARK_INFINITE) {
+                checkWatermarks();
+            }
             wake = state == S.C || state == S.DP;
         } finally {
             lock.unlock();
@@ -803,7 +766,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
 
     /** EPW-01/02: compares the held receive buffers with the watermarks (lock held). */
     private void checkWatermarks() {
-        long held = recvTail - recvHead;
+        long held = recvQueue.held();
         if (softHw != Dat.WATERMARK_INFINITE && !softFired && held > softHw) {
             softFired = true;
             ia.asyncError(EventNumber.ASYNC_WATERMARK_EVENT, this, AsyncReason.SRQ_SOFT_HIGH_WATERMARK_EVENT, null);
@@ -819,7 +782,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         checkAlive();
         lock.lock();
         try {
-            int held = (int) (recvTail - recvHead);
+            int held = (int) recvQueue.held();
             return new RecvQueryResult(held, held);
         } finally {
             lock.unlock();
@@ -848,27 +811,22 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     @Override
     public RecvBuffer takeRecv() {
         S s = state;
-        long take = recvTake;
-        if ((s != S.C && s != S.DP) || take == recvTail) {
+        if (s != S.C && s != S.DP) {
             return null;
         }
-        recvTake = take + 1;
-        return recvRing[(int) (take % recvRing.length)];
+        return recvQueue.take();
     }
 
     @Override
     public void completeRecv(RecvBuffer buffer, long length, boolean solicited) {
-        long head = recvHead;
-        if (head == recvTake) {
+        ReceiveQueue q = recvQueue;
+        ReceiveQueue.Slot slot = q.completing(buffer);
+        if (slot == null) {
             return; // flushed meanwhile
         }
-        int idx = (int) (head % recvRing.length);
-        if (recvRing[idx] != buffer) {
-            return;
-        }
-        long cookie = recvCookie[idx];
-        int postFlags = recvFlags[idx];
-        recvHead = head + 1; // release: the slot may be reused by the next post
+        long cookie = slot.cookie;
+        int postFlags = slot.postFlags;
+        q.release(slot);
         boolean ok = length <= buffer.totalLength() && length >= 0;
         DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
         CoreEvd evd = recvEvd;
@@ -914,8 +872,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
 
     @Override
     public void requestCompleted(DtoCompletionStatus status, long length) {
-        long head = reqHead;
-        if (head == reqTail) {
+        long head = req.head;
+        if (head == req.tail) {
             return;
         }
         int idx = (int) (head % reqRing.length);
@@ -928,9 +886,9 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         if (rmr != null && status != DtoCompletionStatus.SUCCESS) {
             rmr.bindFailed(wr.remoteContext()); // RMB-05: a failed bind binds nothing
         }
-        reqHead = head + 1; // release: the slot may be reused by the next post
+        req.head = head + 1; // release: the slot may be reused by the next post
         postRequestCompletion(op, rmr, cookie, flags, status, length);
-        boolean drained = state == S.DP && head + 1 == reqTail;
+        boolean drained = state == S.DP && head + 1 == req.tail;
         if (drained) {
             Timers.execute(() -> enterDisconnected(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_DISCONNECT));
         }
@@ -1247,7 +1205,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                         }
                         break;
                     case C:
-                        if (flags == CloseFlags.GRACEFUL && reqTail != reqHead) {
+                        if (flags == CloseFlags.GRACEFUL && req.tail != req.head) {
                             state = S.DP; // DSC-06: let outstanding requests finish
                             return;
                         }
@@ -1322,25 +1280,23 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
 
     /** Completes every outstanding request and receive as FLUSHED, oldest first (lock held). */
     private void flushLocked() {
-        while (reqHead != reqTail) {
-            int idx = (int) (reqHead % reqRing.length);
+        while (req.head != req.tail) {
+            int idx = (int) (req.head % reqRing.length);
             WorkRequest wr = reqRing[idx];
             CoreRmr rmr = reqRmr[idx];
             reqRmr[idx] = null;
-            reqHead++;
+            req.head++;
             if (rmr != null) {
                 rmr.bindFailed(wr.remoteContext()); // a flushed bind binds nothing
             }
             postRequestCompletion(wr.op(), rmr, reqCookie[idx], wr.completionFlags(), DtoCompletionStatus.ERR_FLUSHED, 0);
         }
-        while (recvHead != recvTail) {
-            int idx = (int) (recvHead % recvRing.length);
-            recvHead++;
-            if (recvEvd != null) {
-                recvEvd.postDto(this, recvCookie[idx], DtoCompletionStatus.ERR_FLUSHED, 0, true);
+        CoreEvd evd = recvEvd;
+        recvQueue.flush(b -> {
+            if (evd != null) {
+                evd.postDto(this, b.cookie, DtoCompletionStatus.ERR_FLUSHED, 0, true);
             }
-        }
-        recvTake = recvHead;
+        });
     }
 
     private void cancelTimer() {
@@ -1371,8 +1327,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             remotePortQual = 0;
             localPortQual = 0;
             peerPrivateData = new byte[0];
-            reqHead = reqTail = 0;
-            recvHead = recvTake = recvTail = 0;
+            req.head = req.tail = 0;
+            recvQueue = new ReceiveQueue(recvQueue.capacity, recvQueue.iov);
         } finally {
             lock.unlock();
             txLock.unlock();

@@ -9,9 +9,15 @@ import java.lang.foreign.MemorySegment;
  * transport.
  */
 public class IoVector {
+    // Entry 0 lives in fields of this object and the rest in arrays, so that a one-segment vector - the
+    // common case - is one object and crosses between threads as one or two cache lines.
+    private MemorySegment segment0;
+    private long offset0;
+    private long length0;
     private final MemorySegment[] segments;
     private final long[] offsets;
     private final long[] lengths;
+    private final int capacity;
     private int count;
     private long totalLength;
 
@@ -21,9 +27,11 @@ public class IoVector {
      * @param capacity the maximum number of segments
      */
     public IoVector(int capacity) {
-        segments = new MemorySegment[capacity];
-        offsets = new long[capacity];
-        lengths = new long[capacity];
+        this.capacity = capacity;
+        int rest = Math.max(capacity - 1, 0);
+        segments = new MemorySegment[rest];
+        offsets = new long[rest];
+        lengths = new long[rest];
     }
 
     /** The number of entries. */
@@ -38,28 +46,29 @@ public class IoVector {
 
     /** The registered memory of entry {@code i}. */
     public final MemorySegment segment(int i) {
-        return segments[i];
+        return i == 0 ? segment0 : segments[i - 1];
     }
 
     /** The offset of entry {@code i} in {@link #segment(int)}. */
     public final long offset(int i) {
-        return offsets[i];
+        return i == 0 ? offset0 : offsets[i - 1];
     }
 
     /** The length of entry {@code i}. */
     public final long length(int i) {
-        return lengths[i];
+        return i == 0 ? length0 : lengths[i - 1];
     }
 
     /** The maximum number of entries. */
     public final int capacity() {
-        return segments.length;
+        return capacity;
     }
 
     /** Empties the vector (core only). */
     public final void reset() {
-        for (int i = 0; i < count; i++) {
-            segments[i] = null;
+        segment0 = null;
+        for (int i = 1; i < count; i++) {
+            segments[i - 1] = null;
         }
         count = 0;
         totalLength = 0;
@@ -67,9 +76,15 @@ public class IoVector {
 
     /** Appends an entry (core only; the caller has checked bounds and capacity). */
     public final void add(MemorySegment segment, long offset, long length) {
-        segments[count] = segment;
-        offsets[count] = offset;
-        lengths[count] = length;
+        if (count == 0) {
+            segment0 = segment;
+            offset0 = offset;
+            length0 = length;
+        } else {
+            segments[count - 1] = segment;
+            offsets[count - 1] = offset;
+            lengths[count - 1] = length;
+        }
         count++;
         totalLength += length;
     }
@@ -86,13 +101,13 @@ public class IoVector {
     public final void scatter(long vectorOffset, MemorySegment src, long srcOffset, long length) {
         long skip = vectorOffset;
         for (int i = 0; i < count && length > 0; i++) {
-            long len = lengths[i];
+            long len = length(i);
             if (skip >= len) {
                 skip -= len;
                 continue;
             }
             long n = Math.min(len - skip, length);
-            MemorySegment.copy(src, srcOffset, segments[i], offsets[i] + skip, n);
+            MemorySegment.copy(src, srcOffset, segment(i), offset(i) + skip, n);
             srcOffset += n;
             length -= n;
             skip = 0;
@@ -107,9 +122,9 @@ public class IoVector {
      */
     public final void gatherInto(IoVector dst, long dstOffset) {
         for (int i = 0; i < count; i++) {
-            long len = lengths[i];
+            long len = length(i);
             if (len > 0) {
-                dst.scatter(dstOffset, segments[i], offsets[i], len);
+                dst.scatter(dstOffset, segment(i), offset(i), len);
                 dstOffset += len;
             }
         }
@@ -123,9 +138,9 @@ public class IoVector {
      */
     public final void gatherInto(MemorySegment dst, long dstOffset) {
         for (int i = 0; i < count; i++) {
-            long len = lengths[i];
+            long len = length(i);
             if (len > 0) {
-                MemorySegment.copy(segments[i], offsets[i], dst, dstOffset, len);
+                MemorySegment.copy(segment(i), offset(i), dst, dstOffset, len);
                 dstOffset += len;
             }
         }
