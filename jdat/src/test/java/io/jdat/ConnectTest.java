@@ -39,16 +39,7 @@ class ConnectTest {
     private static final DatReturnType PARAM = DatReturnType.INVALID_PARAMETER;
     private static final DatReturnType STATE = DatReturnType.INVALID_STATE;
 
-    /** A listening server on a fresh qualifier, with one consumer-model PSP. */
-    private static PublicServicePoint listen(Node server, long qual) {
-        return PublicServicePoint.create(server.ia, qual, server.crEvd, PspFlags.CONSUMER);
-    }
 
-    /** Waits for the request on the server's CR EVD. */
-    private static ConnectionRequest request(Node server) {
-        DatEvent e = expect(server.crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
-        return e.cr();
-    }
 
     @Test
     @DisplayName("CON-02 CON-04 CON-09 CON-24 EVW-20 CRA-04: ESTABLISHED on both sides, private data both ways")
@@ -56,7 +47,7 @@ class ConnectTest {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
             long otherQual = Pair.freshQual();
-            PublicServicePoint psp = listen(server, qual);
+            PublicServicePoint psp = server.listen(qual);
             EventDispatcher otherEvd = EventDispatcher.create(server.ia, 4, null, EvdFlags.CR);
             PublicServicePoint other = PublicServicePoint.create(server.ia, otherQual, otherEvd, PspFlags.CONSUMER);
             Ep c = client.ep();
@@ -98,12 +89,12 @@ class ConnectTest {
     void pendingUntilAcceptedAndHandshaken() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qual, null);
             assertEquals(EpState.ACTIVE_CONNECTION_PENDING, c.state());
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             assertEquals(EpState.ACTIVE_CONNECTION_PENDING, c.state(), "a request that arrived is not a connection");
             assertNoEvent(c.connEvd);
             try (CmGate gate = new CmGate()) {
@@ -126,7 +117,7 @@ class ConnectTest {
     void localPortQualifier() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep c2 = client.ep();
             Ep s = server.ep();
@@ -135,12 +126,12 @@ class ConnectTest {
             long port = pending.localPortQual();
             assertEquals(mem(), pending.remoteIaAddress());
             assertEquals(qual, pending.remotePortQual());
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             CrParam p = cr.query(CrParam.FIELD_ALL);
             assertEquals(port, p.remotePortQual(), "CR remote_port_qual = the active EP's local port qualifier");
             assertEquals(mem(), p.remoteIaAddress());
             c2.connect(qual, null);
-            ConnectionRequest cr2 = request(server);
+            ConnectionRequest cr2 = server.request();
             assertNotEquals(port, cr2.query(CrParam.FIELD_REMOTE_PORT_QUAL).remotePortQual(),
                     "two active EPs are bound to different port qualifiers");
             cr2.reject();
@@ -200,10 +191,10 @@ class ConnectTest {
             assertDat(DatReturnType.MODEL_NOT_SUPPORTED, DatReturnSubtype.NO_SUBTYPE,
                     () -> c.ep.connect(mem(), qual, WAIT, 0, null, Qos.PREMIUM, 0));
             assertEquals(EpState.UNCONNECTED, c.state());
-            listen(server, qual);
+            server.listen(qual);
             Ep s = server.ep();
             c.ep.connect(mem(), qual, WAIT, 0, null, Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, 0);
-            request(server).accept(s.ep, 0, null);
+            server.request().accept(s.ep, 0, null);
             c.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             s.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
         }
@@ -230,12 +221,12 @@ class ConnectTest {
     void acceptorGoneBeforeHandshake() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             c.postRecv(13, 0, 64);
             c.ep.connect(mem(), qual, Dat.TIMEOUT_INFINITE, 0, null, Qos.BEST_EFFORT, 0);
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             try (CmGate gate = new CmGate()) {
                 cr.accept(s.ep, 0, null);
                 server.closeAbrupt();
@@ -251,11 +242,11 @@ class ConnectTest {
     void peerRejected() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             c.postRecv(21, 0, 64);
             c.connect(qual, seq(7, 16));
-            request(server).reject();
+            server.request().reject();
             DatEvent e = c.expectConn(EventNumber.CONNECTION_EVENT_PEER_REJECTED);
             assertEquals(0, e.privateDataSize(), "1.2 rejects carry no private data");
             assertEquals(EpState.DISCONNECTED, c.state());
@@ -306,7 +297,7 @@ class ConnectTest {
     void timedOut() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             // The server consumer holds the request and never answers in time.
             ConnectionRequest cr = timedOutRequest(c, server, server.crEvd, qual, seq(20, 6), () -> {
@@ -328,12 +319,12 @@ class ConnectTest {
     void connectOnlyFromUnconnected() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qual, null);
             assertDat(STATE, DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING, () -> c.connect(qual, null));
-            request(server).accept(s.ep, 0, null);
+            server.request().accept(s.ep, 0, null);
             c.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             s.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             assertDat(STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED, () -> c.connect(qual, null));
@@ -351,7 +342,7 @@ class ConnectTest {
     void timeouts() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep forever = client.ep();
             Ep unsigned = client.ep();
             Ep quick = client.ep();
@@ -361,7 +352,7 @@ class ConnectTest {
                     () -> forever.ep.connect(mem(), qual, 0, 0, null, Qos.BEST_EFFORT, 0));
             forever.ep.connect(mem(), qual, Dat.TIMEOUT_INFINITE, 0, null, Qos.BEST_EFFORT, 0);
             unsigned.ep.connect(mem(), qual, 0x80000000, 0, null, Qos.BEST_EFFORT, 0); // ~36 minutes, not negative
-            List<ConnectionRequest> crs = new ArrayList<>(List.of(request(server), request(server)));
+            List<ConnectionRequest> crs = new ArrayList<>(List.of(server.request(), server.request()));
             crs.add(timedOutRequest(quick, server, server.crEvd, qual, null, () -> { }, () -> { }));
             // The short attempt expired; the others are still pending.
             assertEquals(EpState.ACTIVE_CONNECTION_PENDING, forever.state());
@@ -388,7 +379,7 @@ class ConnectTest {
             int max = client.ia.query(0, ProviderAttr.FIELD_MAX_PRIVATE_DATA_SIZE).providerAttr().maxPrivateDataSize();
             assertTrue(max >= 64, "max_private_data_size >= 64");
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             assertDat(PARAM, DatReturnSubtype.INVALID_ARG5,
@@ -399,7 +390,7 @@ class ConnectTest {
             byte[] request = seq(3, max + 10);
             c.ep.connect(mem(), qual, WAIT, max, request, Qos.BEST_EFFORT, 0);
             request[0] = 0; // the consumer's buffer is its own again after the call
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             assertSeq(3, max, cr.query(CrParam.FIELD_ALL).privateData());
             assertEquals(max, cr.query(CrParam.FIELD_PRIVATE_DATA_SIZE).privateDataSize());
             assertDat(PARAM, DatReturnSubtype.INVALID_ARG3, () -> cr.accept(s.ep, max + 1, new byte[max + 1]));
@@ -416,7 +407,7 @@ class ConnectTest {
     void connectFlags() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             assertDat(DatReturnType.MODEL_NOT_SUPPORTED, DatReturnSubtype.NO_SUBTYPE,
@@ -424,7 +415,7 @@ class ConnectTest {
             assertEquals(EpState.UNCONNECTED, c.state());
             assertNoEvent(server.crEvd);
             c.ep.connect(mem(), qual, WAIT, 0, null, Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
-            request(server).accept(s.ep, 0, null);
+            server.request().accept(s.ep, 0, null);
             c.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
         }
     }
@@ -440,14 +431,14 @@ class ConnectTest {
             assertTrue(defaults.maxRdmaReadOut() > 0 && defaults.maxRdmaReadOut() <= ia.maxRdmaReadOut(),
                     "provider default max_rdma_read_out");
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
 
             // Both depths 0: valid for a consumer that never reads.
             EpAttr none = client.ia.defaultEpAttr().maxRdmaReadIn(0).maxRdmaReadOut(0);
             Ep c0 = client.ep(none);
             Ep s0 = server.ep(none);
             c0.connect(qual, null);
-            request(server).accept(s0.ep, 0, null);
+            server.request().accept(s0.ep, 0, null);
             c0.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             s0.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             s0.postRecv(1, 0, 16);
@@ -458,7 +449,7 @@ class ConnectTest {
             Ep c = client.ep(client.ia.defaultEpAttr().maxRdmaReadIn(1).maxRdmaReadOut(2));
             Ep s = server.ep(server.ia.defaultEpAttr().maxRdmaReadIn(2).maxRdmaReadOut(1));
             c.connect(qual, null);
-            request(server).accept(s.ep, 0, null);
+            server.request().accept(s.ep, 0, null);
             c.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             s.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             server.buf.set(ValueLayout.JAVA_LONG, 4096, 77L);
@@ -473,7 +464,7 @@ class ConnectTest {
     void notReady() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             EventDispatcher conn = EventDispatcher.create(client.ia, 8, null, EvdFlags.CONNECTION);
             Endpoint noPz = Endpoint.create(client.ia, null, null, null, conn, null);
             Endpoint noConnEvd = Endpoint.create(client.ia, client.pz, null, null, null, null);
@@ -489,7 +480,7 @@ class ConnectTest {
             // Once the PZ is supplied the EP connects.
             noPz.modify(EpParam.FIELD_PZ_HANDLE, new EpParam().pzHandle(client.pz));
             noPz.connect(mem(), qual, WAIT, 0, null, Qos.BEST_EFFORT, 0);
-            request(server).reject();
+            server.request().reject();
             DatEvent e = expect(conn, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
             assertSame(noPz, e.ep());
         }
@@ -500,14 +491,14 @@ class ConnectTest {
     void dupConnect() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            PublicServicePoint psp = listen(server, qual);
+            PublicServicePoint psp = server.listen(qual);
             Ep first = client.ep();
             Ep dup = client.ep();
             Ep rejected = client.ep();
             Ep s1 = server.ep();
             Ep s2 = server.ep();
             first.connect(qual, null);
-            request(server).accept(s1.ep, 0, null);
+            server.request().accept(s1.ep, 0, null);
             first.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             s1.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
 
@@ -526,7 +517,7 @@ class ConnectTest {
 
             // The outcomes are those of dat_ep_connect.
             rejected.ep.dupConnect(first.ep, WAIT, 0, null, Qos.BEST_EFFORT);
-            request(server).reject();
+            server.request().reject();
             rejected.expectConn(EventNumber.CONNECTION_EVENT_PEER_REJECTED);
             assertEquals(EpState.DISCONNECTED, rejected.state());
         }
@@ -537,7 +528,7 @@ class ConnectTest {
     void dupConnectErrors() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep connected = client.ep();
             Ep fresh = client.ep();
             Ep s = server.ep();
@@ -546,7 +537,7 @@ class ConnectTest {
             connected.connect(qual, null);
             assertDat(STATE, DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING,
                     () -> fresh.ep.dupConnect(connected.ep, WAIT, 0, null, Qos.BEST_EFFORT));
-            request(server).accept(s.ep, 0, null);
+            server.request().accept(s.ep, 0, null);
             connected.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             // The EP itself must be UNCONNECTED.
             assertDat(STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED,
@@ -579,12 +570,12 @@ class ConnectTest {
     void activePrivateDataStaysValid() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qual, null);
             byte[] reply = seq(60, 32);
-            request(server).accept(s.ep, 32, reply);
+            server.request().accept(s.ep, 32, reply);
             byte[] pd = c.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData();
             s.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             java.util.Arrays.fill(reply, (byte) 0); // the acceptor's buffer is its own again
@@ -605,18 +596,18 @@ class ConnectTest {
     void resetAndReconnect() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qual, seq(1, 4));
-            request(server).reject();
+            server.request().reject();
             c.expectConn(EventNumber.CONNECTION_EVENT_PEER_REJECTED);
             c.ep.reset();
             assertEquals(EpState.UNCONNECTED, c.state());
             // dapltest client retry: reset, connect again.
             c.connect(qual, seq(5, 4));
             assertEquals(EpState.ACTIVE_CONNECTION_PENDING, c.state());
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             assertSeq(5, 4, cr.query(CrParam.FIELD_PRIVATE_DATA).privateData());
             cr.accept(s.ep, 1, new byte[] {42});
             assertArrayEquals(new byte[] {42}, c.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED).privateData());
@@ -630,7 +621,7 @@ class ConnectTest {
             s.ep.reset();
             assertEquals(EpState.UNCONNECTED, s.state());
             c.connect(qual, null);
-            request(server).accept(s.ep, 0, null);
+            server.request().accept(s.ep, 0, null);
             assertEquals(0, c.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED).privateDataSize());
             s.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             s.postRecv(7, 0, 32);
@@ -647,7 +638,7 @@ class ConnectTest {
         final int threads = 4;
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            PublicServicePoint psp = listen(server, qual);
+            PublicServicePoint psp = server.listen(qual);
             List<Ep> clients = new ArrayList<>();
             List<Ep> servers = new ArrayList<>();
             for (int i = 0; i < n; i++) {

@@ -26,13 +26,7 @@ class ConnectionRequestTest {
     private static final DatReturnType PARAM = DatReturnType.INVALID_PARAMETER;
     private static final DatReturnType STATE = DatReturnType.INVALID_STATE;
 
-    private static PublicServicePoint listen(Node server, long qual) {
-        return PublicServicePoint.create(server.ia, qual, server.crEvd, PspFlags.CONSUMER);
-    }
 
-    private static ConnectionRequest request(Node server) {
-        return expect(server.crEvd, EventNumber.CONNECTION_REQUEST_EVENT).cr();
-    }
 
     /** Every use of a destroyed CR fails with INVALID_HANDLE / INVALID_HANDLE_CR. */
     private static void assertCrGone(ConnectionRequest cr, Endpoint someEp) {
@@ -48,7 +42,7 @@ class ConnectionRequestTest {
     void queryAndEvent() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            PublicServicePoint psp = listen(server, qual);
+            PublicServicePoint psp = server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qual, seq(10, 20));
@@ -80,12 +74,12 @@ class ConnectionRequestTest {
     void acceptArguments() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             int max = server.ia.query(0, ProviderAttr.FIELD_ALL).providerAttr().maxPrivateDataSize();
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qual, null);
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             // dat_cr_accept(cr_handle, ep_handle, private_data_size, private_data)
             assertDat(PARAM, DatReturnSubtype.INVALID_ARG3, () -> cr.accept(s.ep, -1, null));
             assertDat(PARAM, DatReturnSubtype.INVALID_ARG3, () -> cr.accept(s.ep, max + 1, new byte[max + 1]));
@@ -105,7 +99,7 @@ class ConnectionRequestTest {
         try (Node client = new Node(); Node server = new Node(); Node elsewhere = new Node()) {
             long qual = Pair.freshQual();
             long rspQual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep c2 = client.ep();
             Ep s = server.ep();
@@ -117,7 +111,7 @@ class ConnectionRequestTest {
             ReservedServicePoint.create(server.ia, rspQual, reserved.ep, rspEvd);
             c.connect(qual, seq(1, 3));
             c2.connect(rspQual, null);
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             ConnectionRequest rcr = expect(rspEvd, EventNumber.CONNECTION_REQUEST_EVENT).cr();
             DatReturnSubtype ep = DatReturnSubtype.INVALID_HANDLE_EP;
             assertDat(HANDLE, ep, () -> cr.accept(null, 0, null));
@@ -147,7 +141,7 @@ class ConnectionRequestTest {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
             long silentQual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             EventDispatcher silentEvd = EventDispatcher.create(server.ia, 4, null, EvdFlags.CR);
             PublicServicePoint.create(server.ia, silentQual, silentEvd, PspFlags.CONSUMER);
             Ep c = client.ep();
@@ -158,10 +152,10 @@ class ConnectionRequestTest {
             Endpoint notReady = Endpoint.create(server.ia, server.pz, null, null, null, null);
             pending.connect(silentQual, null); // never answered: stays ACTIVE_CONNECTION_PENDING
             first.connect(qual, null);
-            request(server).accept(connected.ep, 0, null);
+            server.request().accept(connected.ep, 0, null);
             connected.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             c.connect(qual, seq(5, 6));
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
 
             assertDat(STATE, DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING, () -> cr.accept(pending.ep, 0, null));
             assertDat(STATE, DatReturnSubtype.INVALID_STATE_EP_CONNECTED, () -> cr.accept(connected.ep, 2, seq(1, 2)));
@@ -183,11 +177,11 @@ class ConnectionRequestTest {
     void acceptThroughCompletionPending() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qual, null);
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             try (CmGate gate = new CmGate()) {
                 cr.accept(s.ep, 0, null);
                 assertEquals(EpState.COMPLETION_PENDING, s.state());
@@ -206,7 +200,7 @@ class ConnectionRequestTest {
     void acceptCompletionError() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             ConnectionRequest cr = timedOutRequest(c, server, server.crEvd, qual, seq(1, 2), () -> { }, () -> { });
@@ -229,11 +223,11 @@ class ConnectionRequestTest {
     void requesterGoneBeforeHandshake() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qual, null);
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             s.postRecv(53, 0, 64);
             try (CmGate gate = new CmGate()) {
                 cr.accept(s.ep, 0, null);
@@ -250,12 +244,12 @@ class ConnectionRequestTest {
     void acceptDestroysCr() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             Ep s2 = server.ep();
             c.connect(qual, seq(1, 8));
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             cr.accept(s.ep, 0, null);
             assertCrGone(cr, s2.ep);
             assertEquals(EpState.UNCONNECTED, s2.state());
@@ -270,12 +264,12 @@ class ConnectionRequestTest {
     void reject() {
         try (Node client = new Node(); Node server = new Node()) {
             long qual = Pair.freshQual();
-            listen(server, qual);
+            server.listen(qual);
             Ep c = client.ep();
             Ep s = server.ep();
             c.postRecv(61, 0, 64);
             c.connect(qual, seq(1, 8));
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             cr.reject();
             assertCrGone(cr, s.ep);
             c.expectConn(EventNumber.CONNECTION_EVENT_PEER_REJECTED);
@@ -294,7 +288,7 @@ class ConnectionRequestTest {
             PublicServicePoint.create(server.ia, qual, server.crEvd, PspFlags.PROVIDER);
             Ep c = client.ep();
             c.connect(qual, null);
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             Endpoint pe = cr.query(CrParam.FIELD_LOCAL_EP_HANDLE).localEpHandle();
             assertNotNull(pe);
             assertEquals(EpState.UNCONFIGURED_TENTATIVE, pe.getStatus().epState());
@@ -312,12 +306,12 @@ class ConnectionRequestTest {
         try (Node client = new Node(); Node server = new Node()) {
             long rspQual = Pair.freshQual();
             long qual = Pair.freshQual();
-            listen(client, qual);
+            client.listen(qual);
             Ep c = client.ep();
             Ep r = server.ep();
             ReservedServicePoint.create(server.ia, rspQual, r.ep, server.crEvd);
             c.connect(rspQual, null);
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             assertEquals(EpState.PASSIVE_CONNECTION_PENDING, r.state());
             cr.reject();
             assertEquals(EpState.UNCONNECTED, r.state());
@@ -326,7 +320,7 @@ class ConnectionRequestTest {
             // Reuse: the EP connects actively now, then is freed.
             r.connect(qual, null);
             Ep accepting = client.ep();
-            request(client).accept(accepting.ep, 0, null);
+            client.request().accept(accepting.ep, 0, null);
             r.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             accepting.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
             r.ep.disconnect(CloseFlags.ABRUPT);
@@ -341,14 +335,14 @@ class ConnectionRequestTest {
         try (Node client = new Node(); Node server = new Node()) {
             long qa = Pair.freshQual();
             long qb = Pair.freshQual();
-            listen(server, qa);
+            server.listen(qa);
             EventDispatcher evdB = EventDispatcher.create(server.ia, 4, null, EvdFlags.CR);
             PublicServicePoint pspB = PublicServicePoint.create(server.ia, qb, evdB, PspFlags.CONSUMER);
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qa, seq(30, 12));
             long port = c.ep.query(EpParam.FIELD_LOCAL_PORT_QUAL).localPortQual();
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             cr.handoff(qb);
             assertCrGone(cr, s.ep);
             DatEvent e = expect(evdB, EventNumber.CONNECTION_REQUEST_EVENT);
@@ -373,12 +367,12 @@ class ConnectionRequestTest {
         try (Node client = new Node(); Node server = new Node(); Node otherServer = new Node()) {
             long qa = Pair.freshQual();
             long otherIaQual = Pair.freshQual();
-            listen(server, qa);
+            server.listen(qa);
             PublicServicePoint.create(otherServer.ia, otherIaQual, otherServer.crEvd, PspFlags.CONSUMER);
             Ep c = client.ep();
             Ep s = server.ep();
             c.connect(qa, seq(1, 2));
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             assertDat(PARAM, DatReturnSubtype.INVALID_ARG2, () -> cr.handoff(Pair.freshQual()));
             assertDat(PARAM, DatReturnSubtype.INVALID_ARG2, () -> cr.handoff(otherIaQual));
             assertNoEvent(otherServer.crEvd);
@@ -395,13 +389,13 @@ class ConnectionRequestTest {
         try (Node client = new Node(); Node server = new Node()) {
             long qa = Pair.freshQual();
             long qr = Pair.freshQual();
-            listen(server, qa);
+            server.listen(qa);
             Ep c = client.ep();
             Ep r = server.ep();
             EventDispatcher rspEvd = EventDispatcher.create(server.ia, 4, null, EvdFlags.CR);
             ReservedServicePoint.create(server.ia, qr, r.ep, rspEvd);
             c.connect(qa, seq(4, 4));
-            request(server).handoff(qr);
+            server.request().handoff(qr);
             DatEvent e = expect(rspEvd, EventNumber.CONNECTION_REQUEST_EVENT);
             assertNull(e.spHandle());
             assertEquals(qr, e.connQual());
@@ -421,7 +415,7 @@ class ConnectionRequestTest {
         try (Node client = new Node(); Node server = new Node()) {
             long qa = Pair.freshQual();
             long qb = Pair.freshQual();
-            listen(server, qa);
+            server.listen(qa);
             EventDispatcher tiny = EventDispatcher.create(server.ia, 1, null, EvdFlags.CR);
             int qlen = tiny.query(EvdParam.FIELD_EVD_QLEN).evdQlen();
             PublicServicePoint.create(server.ia, qb, tiny, PspFlags.CONSUMER);
@@ -434,7 +428,7 @@ class ConnectionRequestTest {
             assertEquals(qlen, tiny.query(EvdParam.FIELD_ALL).evdQlen());
             Ep c = client.ep();
             c.connect(qa, null);
-            ConnectionRequest cr = request(server);
+            ConnectionRequest cr = server.request();
             cr.handoff(qb);
             assertCrGone(cr, null);
             c.expectConn(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);

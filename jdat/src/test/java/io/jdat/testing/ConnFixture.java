@@ -158,6 +158,16 @@ public final class ConnFixture {
         }
 
         /** A new EP with its own recv, request and connect EVDs and default attributes. */
+        /** Listens on {@code qual} with a consumer-model PSP feeding {@link #crEvd}. */
+        public PublicServicePoint listen(long qual) {
+            return PublicServicePoint.create(ia, qual, crEvd, PspFlags.CONSUMER);
+        }
+
+        /** Waits for the next connection request on {@link #crEvd}. */
+        public ConnectionRequest request() {
+            return expect(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).cr();
+        }
+
         public Ep ep() {
             return ep(null);
         }
