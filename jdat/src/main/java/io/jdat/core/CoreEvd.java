@@ -118,6 +118,14 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         ia.asyncError(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, io.jdat.AsyncReason.EVD_OVERFLOW_ERROR, this);
     }
 
+    /** Clears the DTO fields of a slot that carries another kind of event. */
+    private static void clearDto(EventRing.Slot s) {
+        s.ep = null;
+        s.cookie = 0;
+        s.status = null;
+        s.length = 0;
+    }
+
     /** Enqueues a DTO completion; on overflow the event is lost and the async EVD is told (EVD-12). */
     void postDto(Endpoint ep, long cookie, DtoCompletionStatus status, long length, boolean notify) {
         EventRing.Slot s = claim();
@@ -141,7 +149,9 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             return;
         }
         s.number = EventNumber.RMR_BIND_COMPLETION_EVENT;
-        s.rmr = rmr;
+        s.ep = null;
+        s.length = 0;
+        s.rareCleared().rmr = rmr;
         s.cookie = cookie;
         s.status = status;
         commit(s, notify);
@@ -161,10 +171,12 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             return false;
         }
         s.number = EventNumber.CONNECTION_REQUEST_EVENT;
-        s.sp = sp;
-        s.localAddress = local;
-        s.connQual = connQual;
-        s.cr = cr;
+        clearDto(s);
+        EventRing.Rare r = s.rareCleared();
+        r.sp = sp;
+        r.localAddress = local;
+        r.connQual = connQual;
+        r.cr = cr;
         commit(s, true);
         return true;
     }
@@ -177,8 +189,9 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             return;
         }
         s.number = number;
+        clearDto(s);
         s.ep = ep;
-        s.privateData = privateData;
+        s.rareCleared().privateData = privateData;
         commit(s, true);
     }
 
@@ -193,8 +206,10 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             return false;
         }
         s.number = number;
-        s.handle = handle;
-        s.reason = reason;
+        clearDto(s);
+        EventRing.Rare r = s.rareCleared();
+        r.handle = handle;
+        r.reason = reason;
         commit(s, true);
         return true;
     }
@@ -213,7 +228,8 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             throw Fail.of(DatReturnType.QUEUE_FULL, "EVD full (EVD-04)");
         }
         s.number = EventNumber.SOFTWARE_EVENT;
-        s.pointer = event.softwarePointer();
+        clearDto(s);
+        s.rareCleared().pointer = event.softwarePointer();
         commit(s, true);
     }
 

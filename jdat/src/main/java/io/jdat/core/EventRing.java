@@ -13,16 +13,19 @@ import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 
 /**
- * The bounded multi-producer, multi-consumer event queue behind an EVD: Dmitry Vyukov's array queue with
- * a sequence number per slot, so that producers and consumers never take a lock and an event crosses
- * between threads as one slot's cache lines.
+ * The bounded multi-producer, multi-consumer event queue behind an EVD: an array of slots with a sequence
+ * number each (after Dmitry Vyukov's queue), so that producers and consumers never take a lock and an
+ * event crosses between threads as one slot's cache lines, once.
  *
- * <p><b>Ordering.</b> A producer claims slot {@code t} with a CAS on {@link #tail}, fills it with plain
- * writes and publishes it with a release store of {@code seq = t + 1}; a consumer that reads
- * {@code seq == h + 1} with an acquire load sees the filled fields, claims the slot with a CAS on
- * {@link #head}, copies it and frees it with a release store of {@code seq = h + capacity}. {@link #tail}
- * and {@link #head} sit on their own cache lines, so in a ping-pong each stays with the one thread that
- * moves it.
+ * <p><b>Ordering.</b> A producer claims index {@code t} with a CAS on {@link #tail} once it knows the slot
+ * is free ({@code t - head < capacity}, read from {@link #headCache} and refreshed from {@link #head} only
+ * when that looks full), fills it with plain writes and publishes it with a release store of
+ * {@code seq = t + 1}. A consumer that reads {@code seq == h + 1} with an acquire load copies the slot and
+ * then claims it with a CAS on {@link #head}; a failed CAS discards the copy. Consumers never write a
+ * slot, so a slot's lines travel from producer to consumer only. {@link #tail} (with the producers'
+ * {@link #headCache}) and {@link #head} sit on their own cache lines, so in a ping-pong each stays with
+ * the one thread that moves it. A slot keeps its references until it is reused; the ring is bounded, so
+ * this holds at most one ring's worth of old events.
  *
  * <p><b>Freezing.</b> {@link #freeze()} sets {@link #FROZEN} in both counters: later claims fail with
  * {@link #FROZEN_RESULT} and their callers retry on the replacement ring that {@code dat_evd_resize}
@@ -53,15 +56,52 @@ final class EventRing {
         }
     }
 
-    /** One event; fields mirror {@link DatEvent}. */
+    /**
+     * One event. The fields of a DTO completion live in the slot itself, which then fits in about one cache
+     * line; the other event kinds use {@link #rare}, allocated once per slot.
+     */
     static final class Slot {
         long seq;
-        EventNumber number;
-        boolean notify;
-        Endpoint ep;
+        /** The index this slot was last claimed for (producer side). */
+        long index;
         long cookie;
-        DtoCompletionStatus status;
         long length;
+        EventNumber number;
+        Endpoint ep;
+        DtoCompletionStatus status;
+        boolean notify;
+        final Rare rare = new Rare();
+
+        void copyTo(DatEvent e, EventDispatcher evd) {
+            e.eventNumber(number).evd(evd).ep(ep).userCookie(cookie).status(status).transferredLength(length);
+            if (number == EventNumber.DTO_COMPLETION_EVENT) {
+                e.rmr(null).spHandle(null).localIaAddress(null).connQual(0).cr(null).privateData(null)
+                        .asyncHandle(null).reason(0).softwarePointer(null);
+            } else {
+                Rare r = rare;
+                e.rmr(r.rmr).spHandle(r.sp).localIaAddress(r.localAddress).connQual(r.connQual).cr(r.cr)
+                        .privateData(r.privateData).asyncHandle(r.handle).reason(r.reason).softwarePointer(r.pointer);
+            }
+        }
+
+        /** Clears the rare fields before a non-DTO event fills some of them (producer side). */
+        Rare rareCleared() {
+            Rare r = rare;
+            r.rmr = null;
+            r.sp = null;
+            r.localAddress = null;
+            r.connQual = 0;
+            r.cr = null;
+            r.privateData = null;
+            r.handle = null;
+            r.reason = 0;
+            r.pointer = null;
+            return r;
+        }
+    }
+
+    /** The fields of the events other than DTO completions. */
+    static final class Rare {
         Rmr rmr;
         DatHandle sp;
         SocketAddress localAddress;
@@ -71,24 +111,6 @@ final class EventRing {
         DatHandle handle;
         int reason;
         Object pointer;
-
-        void copyTo(DatEvent e, EventDispatcher evd) {
-            e.clear();
-            e.eventNumber(number).evd(evd).ep(ep).userCookie(cookie).status(status).transferredLength(length)
-                    .rmr(rmr).spHandle(sp).localIaAddress(localAddress).connQual(connQual).cr(cr)
-                    .privateData(privateData).asyncHandle(handle).reason(reason).softwarePointer(pointer);
-        }
-
-        void clearRefs() {
-            ep = null;
-            rmr = null;
-            sp = null;
-            localAddress = null;
-            cr = null;
-            privateData = null;
-            handle = null;
-            pointer = null;
-        }
     }
 
     private final Slot[] slots;
@@ -98,6 +120,8 @@ final class EventRing {
     private volatile long head;
     long p11, p12, p13, p14, p15, p16, p17;
     private volatile long tail;
+    /** The producers' last reading of {@link #head}: a lower bound, refreshed when the ring looks full. */
+    private long headCache;
     long p21, p22, p23, p24, p25, p26, p27;
 
     EventRing(int capacity) {
@@ -107,7 +131,7 @@ final class EventRing {
         slots = new Slot[this.capacity];
         for (int i = 0; i < this.capacity; i++) {
             slots[i] = new Slot();
-            slots[i].seq = i;
+            slots[i].seq = i; // != i + 1: not published
         }
     }
 
@@ -130,14 +154,17 @@ final class EventRing {
             if ((t & FROZEN) != 0) {
                 return FROZEN_SLOT;
             }
-            Slot s = slot(t);
-            long seq = (long) SEQ.getAcquire(s);
-            if (seq == t) {
-                if (TAIL.weakCompareAndSet(this, t, t + 1)) {
-                    return s;
+            if (t - headCache >= capacity) {
+                long h = head & ~FROZEN;
+                headCache = h;
+                if (t - h >= capacity) {
+                    return null;
                 }
-            } else if (seq < t) {
-                return null;
+            }
+            if (TAIL.weakCompareAndSet(this, t, t + 1)) {
+                Slot s = slot(t);
+                s.index = t;
+                return s;
             }
             Thread.onSpinWait();
         }
@@ -149,7 +176,7 @@ final class EventRing {
      */
     static void publish(Slot s, boolean notify) {
         s.notify = notify;
-        SEQ.setRelease(s, s.seq + 1);
+        SEQ.setRelease(s, s.index + 1);
     }
 
     /**
@@ -166,17 +193,14 @@ final class EventRing {
                 return FROZEN_RESULT;
             }
             Slot s = slot(h);
-            long seq = (long) SEQ.getAcquire(s);
-            long want = h + 1;
-            if (seq == want) {
-                if (HEAD.weakCompareAndSet(this, h, want)) {
-                    s.copyTo(e, evd);
-                    s.clearRefs();
-                    SEQ.setRelease(s, h + capacity);
-                    return OK;
-                }
-            } else if (seq < want) {
+            if ((long) SEQ.getAcquire(s) != h + 1) {
                 return EMPTY;
+            }
+            s.copyTo(e, evd);
+            // The copy is valid only if the slot was still ours: the CAS fails when another consumer took
+            // it (and a producer may since be refilling it), and then the copy is discarded.
+            if (HEAD.compareAndSet(this, h, h + 1)) {
+                return OK;
             }
             Thread.onSpinWait();
         }
@@ -253,22 +277,21 @@ final class EventRing {
         for (long i = h; i < t; i++) {
             Slot from = slot(i);
             Slot to = target.claim();
-            long seq = to.seq;
             to.number = from.number;
             to.ep = from.ep;
             to.cookie = from.cookie;
             to.status = from.status;
             to.length = from.length;
-            to.rmr = from.rmr;
-            to.sp = from.sp;
-            to.localAddress = from.localAddress;
-            to.connQual = from.connQual;
-            to.cr = from.cr;
-            to.privateData = from.privateData;
-            to.handle = from.handle;
-            to.reason = from.reason;
-            to.pointer = from.pointer;
-            to.seq = seq;
+            Rare r = to.rareCleared();
+            r.rmr = from.rare.rmr;
+            r.sp = from.rare.sp;
+            r.localAddress = from.rare.localAddress;
+            r.connQual = from.rare.connQual;
+            r.cr = from.rare.cr;
+            r.privateData = from.rare.privateData;
+            r.handle = from.rare.handle;
+            r.reason = from.rare.reason;
+            r.pointer = from.rare.pointer;
             publish(to, from.notify);
         }
     }

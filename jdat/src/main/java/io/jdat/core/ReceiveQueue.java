@@ -12,12 +12,12 @@ import java.lang.invoke.VarHandle;
  * transport delivers for one connection from one thread at a time, so {@link #take} and {@link #head}
  * have one writer too. A flush runs under the EP's lock once the transport has stopped.
  *
- * <p><b>Publication through the slot.</b> Each slot carries a sequence number (Vyukov's bounded queue):
- * {@code seq == i} free for the post with index {@code i}; {@code seq == i + 1} posted; released by the
- * completion with {@code seq = i + capacity}. A poster fills the slot and stores the sequence with release
- * semantics; the receive path reads it with acquire semantics. Neither side reads the other's counter on
- * the fast path, so a posted receive crosses between threads as the slot's own cache lines, and the
- * counters stay with their writers (they are padded apart).
+ * <p><b>Publication through the slot.</b> Each slot carries a sequence number: a poster fills the slot
+ * for index {@code i} and stores {@code seq = i + 1} with release semantics; the receive path takes index
+ * {@code i} when it reads exactly that with acquire semantics. The receive path never writes a slot: it
+ * frees slots by moving {@link #head}, which posters read only when their cached copy says the queue is
+ * full. So a posted receive crosses between threads once, as the slot's own cache lines, and each counter
+ * stays with its writer (they are padded apart).
  */
 final class ReceiveQueue {
     private static final VarHandle SEQ;
@@ -47,6 +47,8 @@ final class ReceiveQueue {
     final int iov;
     /** Next post index (posters, under the EP lock). */
     private long tail;
+    /** The posters' last reading of {@link #head}. */
+    private long headCache;
     long p01, p02, p03, p04, p05, p06, p07;
     /** Next index the transport takes (receive path). */
     private long take;
@@ -59,7 +61,7 @@ final class ReceiveQueue {
         this.iov = iov;
         slots = new Slot[capacity];
         for (int i = 0; i < capacity; i++) {
-            slots[i] = new Slot(iov, i);
+            slots[i] = new Slot(iov, i); // seq != i + 1: nothing posted
         }
     }
 
@@ -74,8 +76,14 @@ final class ReceiveQueue {
         if (capacity == 0) {
             return null;
         }
-        Slot s = slot(tail);
-        return (long) SEQ.getAcquire(s) == tail ? s : null;
+        long t = tail;
+        if (t - headCache >= capacity) {
+            headCache = head;
+            if (t - headCache >= capacity) {
+                return null;
+            }
+        }
+        return slot(t);
     }
 
     /** Publishes the slot returned by {@link #next}, filled by the caller. */
@@ -126,11 +134,9 @@ final class ReceiveQueue {
         return s == buffer ? s : null;
     }
 
-    /** Frees the head slot returned by {@link #completing}. */
+    /** Frees the head slot returned by {@link #completing}; the caller has read what it needs of it. */
     void release(Slot s) {
-        long h = head;
-        head = h + 1;
-        SEQ.setRelease(s, h + capacity);
+        head = head + 1; // release: posters may refill the slot once they see this
     }
 
     // ------------------------------------------------------------------ flush, copy (EP lock held, transport stopped)
@@ -144,12 +150,10 @@ final class ReceiveQueue {
     /** Completes every posted buffer, oldest first, through {@code visitor}, and empties the queue. */
     void flush(Visitor visitor) {
         for (long i = head; i < tail; i++) {
-            Slot s = slot(i);
-            visitor.visit(s);
-            SEQ.setRelease(s, i + capacity);
+            visitor.visit(slot(i));
         }
-        head = tail;
         take = tail;
+        head = tail;
     }
 
     /**
