@@ -50,4 +50,9 @@ public enum DtoCompletionStatus {
         return null;
     }
 
+
+    /** The C identifier, e.g. {@code "DAT_DTO_ERR_FLUSHED"} or {@code "DAT_RMR_OPERATION_FAILED"}. */
+    public String datName() {
+        return this == RMR_OPERATION_FAILED ? "DAT_RMR_OPERATION_FAILED" : "DAT_DTO_" + name();
+    }
 }

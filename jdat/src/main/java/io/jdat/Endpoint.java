@@ -136,6 +136,12 @@ public interface Endpoint extends DatHandle, AutoCloseable {
     /**
      * {@code dat_ep_post_rdma_write}: writes all of {@code localIov} into the remote range.
      *
+     * <p>The target learns nothing from an RDMA Write itself (RWR-08), and DAT does not order the bytes of
+     * one write: a target that polls the last word of the range may see it before earlier bytes. Tell the
+     * target with a later send on the same connection (its receive completes after the write's bytes are
+     * in place), or read the data with acquire semantics after a value the initiator wrote with a separate,
+     * later write.
+     *
      * @param numSegments     entries of {@code localIov} to use
      * @param localIov        the source
      * @param userCookie      echoed in the completion

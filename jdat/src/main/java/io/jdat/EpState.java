@@ -52,4 +52,9 @@ public enum EpState {
         return null;
     }
 
+
+    /** The C identifier, e.g. {@code "DAT_EP_STATE_CONNECTED"}. */
+    public String datName() {
+        return "DAT_EP_STATE_" + name();
+    }
 }

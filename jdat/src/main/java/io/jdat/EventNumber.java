@@ -77,4 +77,9 @@ public enum EventNumber {
     public boolean isAsyncError() {
         return (code & 0xFF000) == 0x08000;
     }
+
+    /** The C identifier, e.g. {@code "DAT_CONNECTION_EVENT_ESTABLISHED"} (jdat's own number: its Java name). */
+    public String datName() {
+        return this == ASYNC_WATERMARK_EVENT ? name() : "DAT_" + name();
+    }
 }

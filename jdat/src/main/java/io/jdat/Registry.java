@@ -1,6 +1,5 @@
 package io.jdat;
 
-import io.jdat.core.DatConfEntry;
 import io.jdat.core.DatConfParser;
 
 import java.io.IOException;
@@ -28,7 +27,7 @@ import java.util.function.UnaryOperator;
  *       {@value #ENV_DAT_OVERRIDE}, else {@value #DEFAULT_DAT_CONF} if it exists. An empty property
  *       value means "no file"; an empty {@code DAT_OVERRIDE} counts as unset. A file line whose IA
  *       name is a built-in is ignored (built-ins win) with a warning;</li>
- *   <li>entries added at run time by {@link #addProvider(DatConfEntry)}.</li>
+ *   <li>entries added at run time by {@link #addProvider(RegistryEntry)}.</li>
  * </ol>
  *
  * <p>A file chosen by the property or {@code DAT_OVERRIDE} that cannot be read makes
@@ -43,8 +42,8 @@ public final class Registry {
     /** The static registry file read when neither the property nor the variable is set. */
     public static final String DEFAULT_DAT_CONF = "/etc/dat.conf";
 
-    private static final List<DatConfEntry> BUILT_INS = List.of(
-            new DatConfEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""));
+    private static final List<RegistryEntry> BUILT_INS = List.of(
+            new RegistryEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""));
 
     private static final Object LOCK = new Object();
 
@@ -54,7 +53,7 @@ public final class Registry {
     static volatile Path defaultConfPath = Path.of(DEFAULT_DAT_CONF);
 
     // All guarded by LOCK.
-    private static final Map<String, DatConfEntry> entries = new LinkedHashMap<>();
+    private static final Map<String, RegistryEntry> entries = new LinkedHashMap<>();
     private static final Map<String, Integer> openCount = new HashMap<>();
     private static List<String> warnings = List.of();
     private static String loadError;
@@ -94,7 +93,7 @@ public final class Registry {
                                 + " registered providers");
             }
             List<ProviderInfo> list = new ArrayList<>(entries.size());
-            for (DatConfEntry e : entries.values()) {
+            for (RegistryEntry e : entries.values()) {
                 list.add(e.toProviderInfo());
             }
             return List.copyOf(list);
@@ -112,7 +111,7 @@ public final class Registry {
     }
 
     /** All registered entries with every {@code dat.conf} field, in registry order (for tools). */
-    public static List<DatConfEntry> entries() {
+    public static List<RegistryEntry> entries() {
         synchronized (LOCK) {
             return List.copyOf(entries.values());
         }
@@ -131,9 +130,9 @@ public final class Registry {
      *                      {@code DAT_MAJOR_NOT_FOUND}, {@code DAT_MINOR_NOT_FOUND} or
      *                      {@code DAT_THREAD_SAFETY_NOT_FOUND} when no entry matches
      */
-    public static DatConfEntry lookup(String iaName, int major, int minor, boolean threadSafe) {
+    public static RegistryEntry lookup(String iaName, int major, int minor, boolean threadSafe) {
         checkNameArg(iaName);
-        DatConfEntry e;
+        RegistryEntry e;
         synchronized (LOCK) {
             e = entries.get(iaName);
         }
@@ -168,7 +167,7 @@ public final class Registry {
      *                      a null string field; {@code DAT_PROVIDER_ALREADY_REGISTERED} if the IA name
      *                      is registered already (REG-04)
      */
-    public static void addProvider(DatConfEntry entry) {
+    public static void addProvider(RegistryEntry entry) {
         if (entry == null) {
             throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1, "entry is null");
         }
@@ -274,7 +273,7 @@ public final class Registry {
         List<String> warn = new ArrayList<>();
         String error = null;
         Path file = null;
-        List<DatConfEntry> fileEntries = List.of();
+        List<RegistryEntry> fileEntries = List.of();
         String source = null;
         boolean required = true;
         if (property != null) {
@@ -304,10 +303,10 @@ public final class Registry {
 
         synchronized (LOCK) {
             entries.clear();
-            for (DatConfEntry e : BUILT_INS) {
+            for (RegistryEntry e : BUILT_INS) {
                 entries.put(e.iaName(), e);
             }
-            for (DatConfEntry e : fileEntries) {
+            for (RegistryEntry e : fileEntries) {
                 if (entries.putIfAbsent(e.iaName(), e) != null) {
                     warn.add(file + ": IA name " + show(e.iaName())
                             + " is a built-in jdat provider; the file entry is ignored");

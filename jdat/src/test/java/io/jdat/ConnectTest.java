@@ -265,7 +265,7 @@ class ConnectTest {
             assertEquals(EpState.DISCONNECTED, c.state());
             c.expectFlushedRecvs(31);
             // An address whose only IA closed is unreachable too.
-            Registry.addProvider(new io.jdat.core.DatConfEntry("jdat-test-gone", 'u', 1, 2, true, true, "mem", "jdat",
+            Registry.addProvider(new io.jdat.RegistryEntry("jdat-test-gone", 'u', 1, 2, true, true, "mem", "jdat",
                     1, 0, "jdat-test-gone-addr", ""));
             try {
                 InterfaceAdapter gone = InterfaceAdapter.open("jdat-test-gone", 4, null);

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdat.core.DatConfEntry;
+import io.jdat.RegistryEntry;
 import io.jdat.testing.Background;
 import io.jdat.testing.Pair;
 import java.lang.foreign.Arena;
@@ -384,7 +384,7 @@ class InterfaceAdapterTest {
     @DisplayName("IAC-07: close releases the IA's registry reference: a provider with an open IA cannot be removed, after any close (or failed open) it can")
     void closeLeaksNothing() {
         String name = "jdat-iac07-" + Pair.freshQual();
-        Registry.addProvider(new DatConfEntry(name, 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""));
+        Registry.addProvider(new RegistryEntry(name, 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""));
         boolean removed = false;
         List<InterfaceAdapter> opened = new ArrayList<>();
         try {

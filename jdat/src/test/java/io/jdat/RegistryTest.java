@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdat.core.DatConfEntry;
+import io.jdat.RegistryEntry;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -91,11 +91,11 @@ class RegistryTest {
     }
 
     private static List<String> names() {
-        return Registry.entries().stream().map(DatConfEntry::iaName).toList();
+        return Registry.entries().stream().map(RegistryEntry::iaName).toList();
     }
 
-    private static DatConfEntry entry(String name, int major, int minor, boolean threadSafe) {
-        return new DatConfEntry(name, 'u', major, minor, threadSafe, true, "mem", "test", 1, 0, "", "");
+    private static RegistryEntry entry(String name, int major, int minor, boolean threadSafe) {
+        return new RegistryEntry(name, 'u', major, minor, threadSafe, true, "mem", "test", 1, 0, "", "");
     }
 
     @Test
@@ -104,7 +104,7 @@ class RegistryTest {
         assertEquals(1, Registry.providerCount());
         assertEquals(List.of(MEM), Registry.listProviders(1));
         assertEquals(List.of(MEM), Registry.listProviders(100));
-        assertEquals(new DatConfEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""),
+        assertEquals(new RegistryEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""),
                 Registry.lookup("mem", 1, 2, false));
         assertEquals(List.of(), Registry.warnings());
         assertTrue(Registry.staticRegistryFile().isEmpty());
@@ -174,7 +174,7 @@ class RegistryTest {
     @DisplayName("REG-03: listing, failed listing and lookups never change the registry")
     void listingIsReadOnly() throws IOException {
         useConf(SPEC_EXAMPLES);
-        List<DatConfEntry> before = Registry.entries();
+        List<RegistryEntry> before = Registry.entries();
         List<ProviderInfo> first = Registry.listProviders(4);
         for (int i = 0; i < 5; i++) {
             assertThrows(DatException.class, () -> Registry.listProviders(2));
@@ -199,7 +199,7 @@ class RegistryTest {
         // Same name with another version or thread safety is still the same IA name.
         fails(DatReturnType.PROVIDER_ALREADY_REGISTERED, null,
                 () -> Registry.addProvider(entry("OpenIB-cma", 2, 0, true)));
-        DatConfEntry added = entry("added", 1, 2, false);
+        RegistryEntry added = entry("added", 1, 2, false);
         Registry.addProvider(added);
         assertEquals(List.of("mem", "OpenIB-cma", "ofa-v2-ib0", "ibd0", "added"), names());
         assertSame(added, Registry.lookup("added", 1, 2, false));
@@ -219,11 +219,11 @@ class RegistryTest {
                     () -> Registry.addProvider(entry(bad, 1, 2, true)));
         }
         fails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1, () -> Registry.addProvider(
-                new DatConfEntry("x", 'x', 1, 2, true, true, "mem", "p", 1, 0, "", "")));
+                new RegistryEntry("x", 'x', 1, 2, true, true, "mem", "p", 1, 0, "", "")));
         fails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1, () -> Registry.addProvider(
-                new DatConfEntry("x", 'u', 1, 2, true, true, null, "p", 1, 0, "", "")));
+                new RegistryEntry("x", 'u', 1, 2, true, true, null, "p", 1, 0, "", "")));
         fails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1, () -> Registry.addProvider(
-                new DatConfEntry("x", 'u', 1, 2, true, true, "mem", "p", 1, 0, "", null)));
+                new RegistryEntry("x", 'u', 1, 2, true, true, "mem", "p", 1, 0, "", null)));
         assertEquals(List.of("mem"), names());
         Registry.addProvider(entry("n".repeat(255), 1, 2, true));
         assertEquals(2, Registry.providerCount());
@@ -347,7 +347,7 @@ class RegistryTest {
         assertEquals(List.of("mem", "dup", "tcp0"), names());
         assertEquals("first", Registry.lookup("dup", 1, 2, false).library());
         assertEquals("127.0.0.1 7471", Registry.lookup("tcp0", 1, 2, false).iaParams());
-        DatConfEntry mem = Registry.lookup("mem", 1, 2, true);
+        RegistryEntry mem = Registry.lookup("mem", 1, 2, true);
         assertEquals("mem", mem.library(), "the built-in mem must win over the file line");
         for (String skipped : List.of("seven", "nine", "open", "kern", "nondef")) {
             fails(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdat.core.DatConfEntry;
+import io.jdat.RegistryEntry;
 import io.jdat.mem.MemAddress;
 import io.jdat.testing.ConnFixture.CmGate;
 import io.jdat.testing.ConnFixture.Ep;
@@ -262,7 +262,7 @@ class ServicePointTest {
     @DisplayName("PSP-09: with every non-privileged qualifier taken, dat_psp_create_any -> CONN_QUAL_UNAVAILABLE")
     void createAnyUnavailable() {
         String name = "jdat-test-psp09";
-        Registry.addProvider(new DatConfEntry(name, 'u', 1, 2, true, true, "mem", "jdat", 1, 0, name + "-addr", ""));
+        Registry.addProvider(new RegistryEntry(name, 'u', 1, 2, true, true, "mem", "jdat", 1, 0, name + "-addr", ""));
         try (Node server = new Node(name)) {
             assertEquals(MemAddress.of(name + "-addr"), server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress());
             PublicServicePoint first = PublicServicePoint.createAny(server.ia, server.crEvd, PspFlags.CONSUMER);

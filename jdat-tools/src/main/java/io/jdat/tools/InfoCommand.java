@@ -6,7 +6,7 @@ import io.jdat.IaAttr;
 import io.jdat.ProviderAttr;
 import io.jdat.ProviderInfo;
 import io.jdat.Registry;
-import io.jdat.core.DatConfEntry;
+import io.jdat.RegistryEntry;
 import io.jdat.spi.TransportProvider;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -78,8 +78,8 @@ public final class InfoCommand implements Callable<Integer> {
         if (ia != null && providers.stream().noneMatch(p -> ia.equals(p.iaName()))) {
             throw new ParameterException(spec.commandLine(), "IA \"" + ia + "\" is not registered (see jdat info)");
         }
-        Map<String, DatConfEntry> entries = new HashMap<>();
-        for (DatConfEntry e : Registry.entries()) {
+        Map<String, RegistryEntry> entries = new HashMap<>();
+        for (RegistryEntry e : Registry.entries()) {
             entries.put(e.iaName(), e);
         }
         Set<String> transports = transports();
@@ -94,7 +94,7 @@ public final class InfoCommand implements Callable<Integer> {
             if (ia != null && !ia.equals(p.iaName())) {
                 continue;
             }
-            DatConfEntry e = entries.get(p.iaName());
+            RegistryEntry e = entries.get(p.iaName());
             out.println();
             printEntry(out, p, e, transports);
             if (ia != null || verbose && e != null && transports.contains(e.library())) {
@@ -105,7 +105,7 @@ public final class InfoCommand implements Callable<Integer> {
         return rc;
     }
 
-    private static void printEntry(PrintWriter out, ProviderInfo p, DatConfEntry e, Set<String> transports) {
+    private static void printEntry(PrintWriter out, ProviderInfo p, RegistryEntry e, Set<String> transports) {
         out.println(p.iaName());
         out.println("    api version: " + (e == null ? "u" : String.valueOf(e.apiKind()))
                 + Integer.toUnsignedString(p.daplVersionMajor()) + "."

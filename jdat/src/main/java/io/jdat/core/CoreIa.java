@@ -1,5 +1,7 @@
 package io.jdat.core;
 
+import io.jdat.RegistryEntry;
+
 import io.jdat.Cno;
 import io.jdat.CompletionFlags;
 import io.jdat.Dat;
@@ -97,7 +99,7 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
 
     static CoreIa open(String iaName, int asyncQlen, EventDispatcher asyncArg, int major, int minor,
             boolean threadSafe) {
-        io.jdat.core.DatConfEntry entry = Registry.lookup(iaName, major, minor, threadSafe);
+        io.jdat.RegistryEntry entry = Registry.lookup(iaName, major, minor, threadSafe);
         if (asyncQlen < 0) {
             throw Fail.param(2, "negative async EVD queue length");
         }

@@ -1,5 +1,7 @@
 package io.jdat.core;
 
+import io.jdat.RegistryEntry;
+
 import io.jdat.Dat;
 
 import java.io.IOException;
@@ -60,7 +62,7 @@ public final class DatConfParser {
      * @param warnings   {@code "line N: reason"} for each skipped line (malformed, not
      *                   {@code u}/{@code default}, duplicate name)
      */
-    public record Result(List<DatConfEntry> entries, List<DatConfEntry> wellFormed, List<String> warnings) {
+    public record Result(List<RegistryEntry> entries, List<RegistryEntry> wellFormed, List<String> warnings) {
         /** Copies the lists into unmodifiable ones. */
         public Result {
             entries = List.copyOf(entries);
@@ -96,8 +98,8 @@ public final class DatConfParser {
         if (text.startsWith("\uFEFF")) {
             text = text.substring(1);
         }
-        List<DatConfEntry> entries = new ArrayList<>();
-        List<DatConfEntry> wellFormed = new ArrayList<>();
+        List<RegistryEntry> entries = new ArrayList<>();
+        List<RegistryEntry> wellFormed = new ArrayList<>();
         Warnings warnings = new Warnings();
         Map<String, Integer> firstLine = new HashMap<>();
         int lineNo = 0;
@@ -121,7 +123,7 @@ public final class DatConfParser {
                 warnings.add(lineNo, reason);
                 continue;
             }
-            DatConfEntry entry = (DatConfEntry) parsed;
+            RegistryEntry entry = (RegistryEntry) parsed;
             wellFormed.add(entry);
             if (entry.apiKind() != 'u' || !entry.isDefault()) {
                 warnings.add(lineNo, "IA name " + snippet(entry.iaName()) + " not registered: only 'u' "
@@ -275,7 +277,7 @@ public final class DatConfParser {
             return "bad provider version " + snippet(pv) + " (expected <id>.<major>.<minor>)";
         }
 
-        return new DatConfEntry(name, kind, (int) apiMajor, (int) apiMinor, threadSafe, isDefault,
+        return new RegistryEntry(name, kind, (int) apiMajor, (int) apiMinor, threadSafe, isDefault,
                 f.get(4), pv.substring(0, second), (int) provMajor, (int) provMinor, f.get(6), f.get(7));
     }
 

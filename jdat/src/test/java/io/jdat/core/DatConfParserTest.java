@@ -1,5 +1,7 @@
 package io.jdat.core;
 
+import io.jdat.RegistryEntry;
+
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -36,7 +38,7 @@ class DatConfParserTest {
     }
 
     /** Parses one line that must be well-formed and registered. */
-    private static DatConfEntry one(String line) {
+    private static RegistryEntry one(String line) {
         DatConfParser.Result r = parse(line);
         assertEquals(List.of(), r.warnings(), line);
         assertEquals(1, r.entries().size(), line);
@@ -60,9 +62,9 @@ class DatConfParserTest {
         DatConfParser.Result r = parse(SPEC_EXAMPLES);
         assertEquals(List.of(), r.warnings());
         assertEquals(List.of(
-                new DatConfEntry("OpenIB-cma", 'u', 1, 2, false, true, "libdaplcma.so.1", "dapl", 1, 2, "ib0 0", ""),
-                new DatConfEntry("ofa-v2-ib0", 'u', 2, 0, false, true, "libdaplofa.so.2", "dapl", 2, 0, "ib0 0", ""),
-                new DatConfEntry("ibd0", 'u', 1, 2, false, true, "udapl_tavor.so.1", "SUNW", 1, 0, "",
+                new RegistryEntry("OpenIB-cma", 'u', 1, 2, false, true, "libdaplcma.so.1", "dapl", 1, 2, "ib0 0", ""),
+                new RegistryEntry("ofa-v2-ib0", 'u', 2, 0, false, true, "libdaplofa.so.2", "dapl", 2, 0, "ib0 0", ""),
+                new RegistryEntry("ibd0", 'u', 1, 2, false, true, "udapl_tavor.so.1", "SUNW", 1, 0, "",
                         "driver_name=tavor")),
                 r.entries());
         assertEquals(r.entries(), r.wellFormed());
@@ -84,7 +86,7 @@ class DatConfParserTest {
                 """;
         DatConfParser.Result r = parse(text);
         assertEquals(List.of(), r.warnings());
-        assertEquals(List.of("a", "b", "c"), r.entries().stream().map(DatConfEntry::iaName).toList());
+        assertEquals(List.of("a", "b", "c"), r.entries().stream().map(RegistryEntry::iaName).toList());
         assertEquals("x # not a comment", r.entries().get(0).iaParams());
         assertEquals("q", r.entries().get(2).platformParams());
         // A comment that cuts a line to seven fields makes it malformed.
@@ -94,7 +96,7 @@ class DatConfParserTest {
     @Test
     @DisplayName("CFG-01: double quotes allow blanks, backslash escapes the next character, \"\" is empty")
     void quoting() {
-        DatConfEntry e = one("\"my ia\" u1.2 threadsafe default \"lib with blanks.so\" jdat.1.0 "
+        RegistryEntry e = one("\"my ia\" u1.2 threadsafe default \"lib with blanks.so\" jdat.1.0 "
                 + "\"say \\\"hi\\\" \\\\ \\x\" \"\"");
         assertEquals("my ia", e.iaName());
         assertEquals("lib with blanks.so", e.library());
@@ -103,14 +105,14 @@ class DatConfParserTest {
         // Outside quotes a backslash is an ordinary character.
         assertEquals("C:\\dapl\\lib.dll", one("w u1.2 threadsafe default C:\\dapl\\lib.dll jdat.1.0 a b").library());
         // Every field may be quoted, keywords included.
-        DatConfEntry q = one("\"q\" \"u1.2\" \"threadsafe\" \"default\" \"mem\" \"jdat.1.0\" \"\" \"\"");
-        assertEquals(new DatConfEntry("q", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""), q);
+        RegistryEntry q = one("\"q\" \"u1.2\" \"threadsafe\" \"default\" \"mem\" \"jdat.1.0\" \"\" \"\"");
+        assertEquals(new RegistryEntry("q", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""), q);
     }
 
     @Test
     @DisplayName("CFG-01: tabs and other blanks separate fields; CRLF, CR and LF end lines; a BOM is ignored")
     void separatorsAndLineEnds() {
-        DatConfEntry e = one("t\tu1.2\t\tthreadsafe \u000Bdefault\fmem jdat.1.0 \"a\tb\" z");
+        RegistryEntry e = one("t\tu1.2\t\tthreadsafe \u000Bdefault\fmem jdat.1.0 \"a\tb\" z");
         assertEquals("a\tb", e.iaParams());
         String crlf = "\uFEFF# comment\r\n" + SPEC_EXAMPLES.replace("\n", "\r\n");
         DatConfParser.Result r = parse(crlf);
@@ -128,7 +130,7 @@ class DatConfParserTest {
     @ValueSource(strings = {"u1.2", "u2.0", "k1.2", "u0.0", "u01.002", "u4294967295.4294967295"})
     @DisplayName("CFG-02: API version u|k<major>.<minor> with unsigned decimal numbers")
     void goodApiVersions(String version) {
-        DatConfEntry e = parse("n " + version + " threadsafe default mem jdat.1.0 \"\" \"\"").wellFormed().get(0);
+        RegistryEntry e = parse("n " + version + " threadsafe default mem jdat.1.0 \"\" \"\"").wellFormed().get(0);
         assertEquals(version.charAt(0), e.apiKind());
         String[] mm = version.substring(1).split("\\.");
         assertEquals(Integer.parseUnsignedInt(mm[0]), e.apiMajor());
@@ -168,7 +170,7 @@ class DatConfParserTest {
     @Test
     @DisplayName("CFG-02: provider version id.major.minor, split at the last two dots")
     void providerVersion() {
-        DatConfEntry e = one("n u1.2 threadsafe default mem org.ofa.dapl.2.10 a b");
+        RegistryEntry e = one("n u1.2 threadsafe default mem org.ofa.dapl.2.10 a b");
         assertEquals("org.ofa.dapl", e.providerId());
         assertEquals(2, e.providerMajor());
         assertEquals(10, e.providerMinor());
@@ -203,7 +205,7 @@ class DatConfParserTest {
         assertTrue(malformed("n u1.2 threadsafe default mem jdat.1.0 a\"b\" \"\"").contains("quote inside unquoted"));
         // An unterminated quote does not swallow the following lines.
         DatConfParser.Result r = parse("a u1.2 threadsafe default mem jdat.1.0 \"x\n y\" \"\"\n" + GOOD);
-        assertEquals(List.of("good"), r.entries().stream().map(DatConfEntry::iaName).toList());
+        assertEquals(List.of("good"), r.entries().stream().map(RegistryEntry::iaName).toList());
         assertEquals(2, r.warnings().size(), r.warnings().toString());
     }
 
@@ -233,8 +235,8 @@ class DatConfParserTest {
                 knd k1.2 threadsafe nondefault libknd.so dapl.1.2 "" ""
                 ok u1.2 threadsafe default libok.so dapl.1.2 "" ""
                 """);
-        assertEquals(List.of("ok"), r.entries().stream().map(DatConfEntry::iaName).toList());
-        assertEquals(List.of("kern", "nd", "knd", "ok"), r.wellFormed().stream().map(DatConfEntry::iaName).toList());
+        assertEquals(List.of("ok"), r.entries().stream().map(RegistryEntry::iaName).toList());
+        assertEquals(List.of("kern", "nd", "knd", "ok"), r.wellFormed().stream().map(RegistryEntry::iaName).toList());
         assertEquals(3, r.warnings().size());
         assertTrue(r.warnings().get(0).startsWith("line 1: IA name \"kern\" not registered"), r.warnings().get(0));
         assertTrue(r.warnings().get(2).startsWith("line 3: "), r.warnings().get(2));
@@ -251,7 +253,7 @@ class DatConfParserTest {
                 dup u2.0 threadsafe default second.so x.1.0 "" ""
                 dup u1.2 nonthreadsafe default third.so x.1.0 "" ""
                 """);
-        assertEquals(List.of("first.so", "other.so"), r.entries().stream().map(DatConfEntry::library).toList());
+        assertEquals(List.of("first.so", "other.so"), r.entries().stream().map(RegistryEntry::library).toList());
         assertEquals(4, r.warnings().size(), r.warnings().toString());
         assertEquals("line 5: IA name \"dup\" already defined on line 3, ignored", r.warnings().get(2));
         assertEquals("line 6: IA name \"dup\" already defined on line 3, ignored", r.warnings().get(3));
@@ -273,7 +275,7 @@ class DatConfParserTest {
                 h u1.2 threadsafe default mem jdat.1.0 "" ""
                 """;
         DatConfParser.Result r = parse(text);
-        assertEquals(List.of("a", "h"), r.entries().stream().map(DatConfEntry::iaName).toList());
+        assertEquals(List.of("a", "h"), r.entries().stream().map(RegistryEntry::iaName).toList());
         assertEquals(7, r.warnings().size(), r.warnings().toString());
         for (int i = 0; i < 7; i++) {
             assertTrue(r.warnings().get(i).startsWith("line " + (i + 3) + ": "), r.warnings().get(i));
@@ -328,19 +330,19 @@ class DatConfParserTest {
     @Test
     @DisplayName("CFG-01 CFG-02: toConfLine writes lines that parse back to equal entries")
     void roundTrip() {
-        List<DatConfEntry> samples = List.of(
-                new DatConfEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""),
-                new DatConfEntry("a b#c\"d\\e", 'u', 0, -1, false, true, "lib \"x\".so", "org.x", -1, 7,
+        List<RegistryEntry> samples = List.of(
+                new RegistryEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""),
+                new RegistryEntry("a b#c\"d\\e", 'u', 0, -1, false, true, "lib \"x\".so", "org.x", -1, 7,
                         "ib0 0", "driver_name=tavor"),
-                new DatConfEntry("k", 'k', 3, 4, true, false, "C:\\x", "a.b.c", 0, 0, "\t", "#"));
-        for (DatConfEntry e : samples) {
+                new RegistryEntry("k", 'k', 3, 4, true, false, "C:\\x", "a.b.c", 0, 0, "\t", "#"));
+        for (RegistryEntry e : samples) {
             DatConfParser.Result r = parse(e.toConfLine());
             assertEquals(List.of(e), r.wellFormed(), e.toConfLine());
         }
         assertThrows(IllegalStateException.class,
-                () -> new DatConfEntry("x", 'u', 1, 2, true, true, "a\nb", "p", 1, 0, "", "").toConfLine());
+                () -> new RegistryEntry("x", 'u', 1, 2, true, true, "a\nb", "p", 1, 0, "", "").toConfLine());
         assertThrows(IllegalStateException.class,
-                () -> new DatConfEntry("x", 'u', 1, 2, true, true, null, "p", 1, 0, "", "").toConfLine());
+                () -> new RegistryEntry("x", 'u', 1, 2, true, true, null, "p", 1, 0, "", "").toConfLine());
     }
 
     @Test
@@ -369,7 +371,7 @@ class DatConfParserTest {
                 }
             }
             DatConfParser.Result r = parse(sb.toString());
-            for (DatConfEntry e : r.wellFormed()) {
+            for (RegistryEntry e : r.wellFormed()) {
                 assertTrue(DatConfParser.isValidIaName(e.iaName()));
                 assertEquals(List.of(e), parse(e.toConfLine()).wellFormed(), sb.toString());
             }

@@ -1,12 +1,11 @@
-package io.jdat.core;
+package io.jdat;
 
-import io.jdat.ProviderInfo;
 
 /**
  * One provider line of the static registry file {@code dat.conf} (API.md §9), field by field.
  *
- * <p>The record itself does not validate: {@link DatConfParser} only produces well-formed entries,
- * and {@link io.jdat.Registry#addProvider(DatConfEntry)} checks entries handed to it. Version numbers
+ * <p>The record itself does not validate: {@link io.jdat.core.DatConfParser} only produces well-formed entries,
+ * and {@link io.jdat.Registry#addProvider(RegistryEntry)} checks entries handed to it. Version numbers
  * are {@code DAT_UINT32} values held in an {@code int} and compare as unsigned.
  *
  * @param iaName         field 1: the IA name passed to {@code dat_ia_open}
@@ -24,7 +23,7 @@ import io.jdat.ProviderInfo;
  * @param iaParams       field 7: provider instance data, e.g. {@code "ib0 0"}; may be empty
  * @param platformParams field 8: platform parameters, e.g. {@code "driver_name=tavor"}; may be empty
  */
-public record DatConfEntry(
+public record RegistryEntry(
         String iaName,
         char apiKind,
         int apiMajor,
@@ -44,7 +43,7 @@ public record DatConfEntry(
     }
 
     /**
-     * This entry as one {@code dat.conf} line (without line end) that {@link DatConfParser} reads back
+     * This entry as one {@code dat.conf} line (without line end) that {@link io.jdat.core.DatConfParser} reads back
      * to an equal entry. Fields that are empty or contain blanks, {@code #} or {@code "} are
      * double-quoted, with {@code "} and {@code \} escaped by a backslash.
      *
@@ -80,7 +79,7 @@ public record DatConfEntry(
             if (c == '\n' || c == '\r' || c == '\0') {
                 throw new IllegalStateException("line break or NUL cannot be written to dat.conf");
             }
-            if (DatConfParser.isBlank(c) || c == '#' || c == '"') {
+            if (c == ' ' || c == '\t' || c == 0x0B || c == '\f' || c == '#' || c == '"') {
                 quote = true;
             }
         }
