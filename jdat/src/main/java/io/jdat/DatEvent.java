@@ -60,7 +60,7 @@ public final class DatEvent {
         return new DatEvent().eventNumber(EventNumber.SOFTWARE_EVENT).softwarePointer(pointer);
     }
 
-    /** Clears every field (the dispatcher calls this before filling). */
+    /** Clears every field; returns this. */
     public DatEvent clear() {
         eventNumber = null;
         evd = null;

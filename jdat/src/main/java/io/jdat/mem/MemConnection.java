@@ -58,6 +58,8 @@ final class MemConnection {
         long drained;
         /** An RNR check is scheduled for this side. */
         boolean rnrArmed;
+        /** A request of this side failed and the connection is breaking: later ones are flushed (DSC-05). */
+        boolean failed;
         boolean closed;
         /** How this side was closed ({@link Channel#CLOSE_DISCONNECT} etc.), once {@link #closed}. */
         int closeMode;
@@ -101,9 +103,10 @@ final class MemConnection {
                 pending.add(wr);
                 pendingCount = pending.size();
                 // A receive posted between the failed attempt and the volatile write above was not drained
-                // by the peer's recvPosted (it read pendingCount == 0), so look once more. The peer writes
-                // recvTail before it reads pendingCount, and this side writes pendingCount before it reads
-                // recvTail: one of the two sees the other, so no receive is missed.
+                // by the peer's recvPosted (it read pendingCount == 0), so look once more. The peer
+                // publishes the receive and then (after its EP lock's release, a volatile write) reads
+                // pendingCount; this side writes pendingCount and then reads the receive slot: one of the
+                // two sees the other, so no receive is missed.
                 drain(this);
             } finally {
                 lock.unlock();
@@ -215,13 +218,14 @@ final class MemConnection {
             // Posted on seeing ESTABLISHED, before establish() stored this side's sink: wait for it.
             return false;
         }
-        if (to.closed) {
+        if (to.closed || from.failed) {
             self.requestCompleted(DtoCompletionStatus.ERR_FLUSHED, 0);
             return true;
         }
         if (target == null) {
             return false;
         }
+        RecvBuffer taken = null;
         try {
             switch (wr.op()) {
                 case SEND -> {
@@ -229,6 +233,7 @@ final class MemConnection {
                     if (b == null) {
                         return false;
                     }
+                    taken = b;
                     long len = wr.totalLength();
                     if (len > b.totalLength()) {
                         // RCV-05: the receiver reports a local length error; the connection breaks.
@@ -238,6 +243,7 @@ final class MemConnection {
                         return true;
                     }
                     wr.gatherInto(b, 0);
+                    taken = null;
                     target.completeRecv(b, len, wr.solicited());
                     self.requestCompleted(DtoCompletionStatus.SUCCESS, len);
                 }
@@ -267,7 +273,11 @@ final class MemConnection {
                 default -> throw new IllegalStateException("unknown op " + wr.op());
             }
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
-            // Registered memory whose arena the consumer closed: fail the request, break the connection.
+            // Registered memory whose arena the consumer closed: fail the request (and the receive it had
+            // taken, so later receives still complete in order), break the connection.
+            if (taken != null) {
+                target.completeRecv(taken, -1, false);
+            }
             self.requestCompleted(DtoCompletionStatus.ERR_TRANSPORT, 0);
             breakConnection(from);
         }
@@ -304,8 +314,12 @@ final class MemConnection {
         }
     }
 
-    /** Breaks the connection from {@code side}'s end, asynchronously (never from under the lock). */
+    /**
+     * Breaks the connection from {@code side}'s end ({@code side.lock} held): later requests of that side
+     * are flushed at once, and the core hears of it asynchronously (never from under the lock).
+     */
     private void breakConnection(Side side) {
+        side.failed = true;
         ChannelSink s = side.sink;
         if (s != null) {
             MemFabric.cm(s::broken);
