@@ -39,6 +39,31 @@ public interface Endpoint extends DatHandle, AutoCloseable {
     }
 
     /**
+     * {@code dat_ep_create_with_srq}: an Endpoint whose receive buffers come only from {@code srq}
+     * ({@link #postRecv} on it is {@code DAT_INVALID_PARAMETER}, AMB-12). The association lasts until
+     * {@link #free}: {@link #reset} keeps it and {@link #modify} cannot change it. Receive completions go to
+     * this EP's {@code recvEvd}, always signalled; the EP may be in another PZ than the SRQ
+     * ({@code srq_ep_pz_difference_supported}): the SRQ's PZ governs the receive buffers, the EP's PZ its
+     * requests and incoming RDMA (ECS-04).
+     *
+     * @param ia           the IA
+     * @param pz           the EP's Protection Zone, or {@code null}
+     * @param recvEvd      EVD for the receive completions, or {@code null}
+     * @param requestEvd   EVD for send, RDMA and bind completions, or {@code null}
+     * @param connectEvd   EVD for connection events, or {@code null}
+     * @param srq          the SRQ
+     * @param epAttributes the attributes; required (its {@code max_recv_iov} is not used)
+     * @return the EP, in {@link EpState#UNCONNECTED}
+     * @throws DatException {@code DAT_INVALID_PARAMETER} ({@code null} or invalid attributes),
+     *                      {@code DAT_INVALID_HANDLE} (also {@code INVALID_HANDLE_SRQ}), {@code DAT_MODEL_NOT_SUPPORTED},
+     *                      {@code DAT_INSUFFICIENT_RESOURCES}
+     */
+    static Endpoint createWithSrq(InterfaceAdapter ia, ProtectionZone pz, EventDispatcher recvEvd,
+            EventDispatcher requestEvd, EventDispatcher connectEvd, SharedReceiveQueue srq, EpAttr epAttributes) {
+        return Core.ia(ia).epCreateWithSrq(pz, recvEvd, requestEvd, connectEvd, srq, epAttributes);
+    }
+
+    /**
      * {@code dat_ep_query}.
      *
      * @param epParamMask {@code DAT_EP_PARAM_MASK}
@@ -108,7 +133,8 @@ public interface Endpoint extends DatHandle, AutoCloseable {
     void postSend(int numSegments, LmrTriplet[] localIov, long userCookie, int completionFlags);
 
     /**
-     * {@code dat_ep_post_recv}: posts a receive buffer (legal in every state).
+     * {@code dat_ep_post_recv}: posts a receive buffer (legal in every state; refused with
+     * {@code DAT_INVALID_PARAMETER} on an EP of a {@link SharedReceiveQueue}, AMB-12).
      *
      * @param numSegments     entries of {@code localIov} to use
      * @param localIov        the scatter list
@@ -203,7 +229,7 @@ public interface Endpoint extends DatHandle, AutoCloseable {
     }
 
     /**
-     * {@code dat_ep_recv_query}.
+     * {@code dat_ep_recv_query}: for an EP of an SRQ, the SRQ buffers it has taken and not completed.
      *
      * @return the counts ({@link Dat#VALUE_UNKNOWN} where unknown)
      * @throws DatException {@code DAT_INVALID_HANDLE}

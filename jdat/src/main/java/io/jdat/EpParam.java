@@ -85,7 +85,7 @@ public final class EpParam {
     private EventDispatcher recvEvdHandle;
     private EventDispatcher requestEvdHandle;
     private EventDispatcher connectEvdHandle;
-    private DatHandle srqHandle;
+    private SharedReceiveQueue srqHandle;
     private EpAttr epAttr = new EpAttr();
 
     /** An empty parameter block. */
@@ -203,12 +203,12 @@ public final class EpParam {
     }
 
     /** {@code srq_handle} (1.2): the EP's Shared Receive Queue, or {@code null}. */
-    public DatHandle srqHandle() {
+    public SharedReceiveQueue srqHandle() {
         return srqHandle;
     }
 
     /** Sets {@code srq_handle} (never modifiable); returns this. */
-    public EpParam srqHandle(DatHandle v) {
+    public EpParam srqHandle(SharedReceiveQueue v) {
         srqHandle = v;
         return this;
     }

@@ -25,10 +25,10 @@ import java.util.List;
  * @param evdStreamMergingSupported    evd_stream_merging_supported [6][6], index order software, CR, DTO,
  *                                     connection, RMR bind, async
  * @param srqSupported                 srq_supported (1.2)
- * @param srqWatermarksSupported       srq_watermarks_supported (1.2)
+ * @param srqWatermarksSupported       srq_watermarks_supported (1.2): {@code SRQ_WATERMARK_*} bits
  * @param srqEpPzDifferenceSupported   srq_ep_pz_difference_supported (1.2)
- * @param srqInfoSupported             srq_info_supported (1.2)
- * @param epRecvInfoSupported          ep_recv_info_supported (1.2)
+ * @param srqInfoSupported             srq_info_supported (1.2): {@code SRQ_INFO_*} bits
+ * @param epRecvInfoSupported          ep_recv_info_supported (1.2): {@code EP_RECV_INFO_*} bits
  * @param lmrSyncReq                   lmr_sync_req (1.2)
  * @param dtoAsyncReturnGuaranteed     dto_async_return_guaranteed (1.2)
  * @param rdmaWriteForRdmaReadReq      rdma_write_for_rdma_read_req (1.2)
@@ -49,6 +49,24 @@ public record ProviderAttr(String providerName, int providerVersionMajor, int pr
     public static final long FIELD_MAX_PRIVATE_DATA_SIZE = 0x400L;
     /** {@code DAT_PROVIDER_FIELD_ALL} (1.2). */
     public static final long FIELD_ALL = 0x3FFFFFFL;
+
+    // The 1.2 headers type srq_watermarks_supported, srq_info_supported and ep_recv_info_supported as
+    // DAT_COUNT without defining values; jdat uses the bit encoding of the illumos (Sun) uDAPL 1.2 provider.
+
+    /** {@code srq_watermarks_supported} bit: the SRQ low watermark ({@code dat_srq_set_lw}). */
+    public static final int SRQ_WATERMARK_LOW = 0x001;
+    /** {@code srq_watermarks_supported} bit: the EP soft high watermark ({@code dat_ep_set_watermark}). */
+    public static final int SRQ_WATERMARK_SOFT_HIGH = 0x010;
+    /** {@code srq_watermarks_supported} bit: the EP hard high watermark ({@code dat_ep_set_watermark}). */
+    public static final int SRQ_WATERMARK_HARD_HIGH = 0x100;
+    /** {@code srq_info_supported} bit: {@code dat_srq_query} reports available_dto_count. */
+    public static final int SRQ_INFO_AVAILABLE_DTO_COUNT = 0x01;
+    /** {@code srq_info_supported} bit: {@code dat_srq_query} reports outstanding_dto_count. */
+    public static final int SRQ_INFO_OUTSTANDING_DTO_COUNT = 0x10;
+    /** {@code ep_recv_info_supported} bit: {@code dat_ep_recv_query} reports nbufs_allocated. */
+    public static final int EP_RECV_INFO_NBUFS_ALLOCATED = 0x01;
+    /** {@code ep_recv_info_supported} bit: {@code dat_ep_recv_query} reports bufs_alloc_span. */
+    public static final int EP_RECV_INFO_BUFS_ALLOC_SPAN = 0x10;
 
     /** Immutable copy of the attribute list. */
     public ProviderAttr {

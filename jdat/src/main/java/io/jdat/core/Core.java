@@ -8,6 +8,7 @@ import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.ProtectionZone;
 import io.jdat.Registry;
+import io.jdat.SharedReceiveQueue;
 
 /**
  * The entry points the public API's static factories call, and the handle checks that turn a public
@@ -103,6 +104,14 @@ public final class Core {
         }
         throw Fail.handle(DatReturnSubtype.INVALID_HANDLE_EP, "not a live EP" + (ia == null ? "" : " of this IA")
                 + ": " + ep);
+    }
+
+    /** An SRQ argument of {@code ia}; {@code null} fails. */
+    static CoreSrq srqArg(SharedReceiveQueue srq, CoreIa ia) {
+        if (srq instanceof CoreSrq c && !c.freed && c.ia == ia) {
+            return c;
+        }
+        throw Fail.handle(DatReturnSubtype.INVALID_HANDLE_SRQ, "not a live SRQ of this IA: " + srq);
     }
 
     /** An LMR argument of {@code ia}; {@code null} fails. */

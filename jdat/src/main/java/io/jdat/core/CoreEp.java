@@ -22,6 +22,7 @@ import io.jdat.ProtectionZone;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
 import io.jdat.ServiceType;
+import io.jdat.SharedReceiveQueue;
 import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.Channel;
 import io.jdat.spi.ChannelSink;
@@ -67,6 +68,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     private volatile CoreEvd requestEvd;
     private CoreEvd connectEvd;
 
+    /** Set under lock from entering D until the flush that follows has run (RST-06 ordering). */
+    private boolean flushPending;
     /** The receive queue: posted under lock, taken and completed by the transport without it. */
     private volatile ReceiveQueue recvQueue;
 
@@ -97,6 +100,12 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     private int softHw = Dat.WATERMARK_INFINITE;
     private int hardHw = Dat.WATERMARK_INFINITE;
     private boolean softFired;
+    /**
+     * An EP made by {@code dat_ep_create_with_srq}: its SRQ ({@code srqHeld.queue}, for the EP's whole life,
+     * ECS-06) and the SRQ entries it has taken and not completed; {@code null} for other EPs. One field, so
+     * that the EP object keeps its size and layout.
+     */
+    private CoreSrq.Held srqHeld;
 
     /**
      * The request ring's counters, in their own padded object: the peer's receive path reads this EP's
@@ -120,24 +129,53 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
 
     static CoreEp create(CoreIa ia, ProtectionZone pzh, EventDispatcher recv, EventDispatcher req,
             EventDispatcher conn, EpAttr requested) {
+        return create(ia, pzh, recv, req, conn, requested, 6);
+    }
+
+    /** {@link #create} with the C position of the attributes argument (7 for {@code dat_ep_create_with_srq}). */
+    private static CoreEp create(CoreIa ia, ProtectionZone pzh, EventDispatcher recv, EventDispatcher req,
+            EventDispatcher conn, EpAttr requested, int attrArg) {
         CorePz pz = Core.pzArg(pzh, ia, true);
         CoreEvd r = Core.evdArg(recv, ia, DatReturnSubtype.INVALID_HANDLE_EVD_RECV);
         CoreEvd q = Core.evdArg(req, ia, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
         CoreEvd c = Core.evdArg(conn, ia, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
         EpAttr a = requested == null ? ia.defaultEpAttr() : requested.copy();
-        validateAttr(ia, a, 6);
+        validateAttr(ia, a, attrArg);
         checkEvdKinds(r, q, c);
         CoreEp ep = new CoreEp(ia, false);
-        ep.attachStreams(r, q, c, a, 6);
+        ep.attachStreams(r, q, c, a, attrArg);
         ep.pz = pz;
         ep.recvEvd = r;
         ep.requestEvd = q;
         ep.connectEvd = c;
         ep.attr = a;
+        ep.softHw = a.srqSoftHw();
         ep.allocateRings(a);
         if (pz != null) {
             pz.addUser();
         }
+        return ep;
+    }
+
+    /**
+     * {@code dat_ep_create_with_srq} (ECS-01..11): an EP as {@link #create} makes it, whose receives come from
+     * {@code srqh}. The EP's PZ may differ from the SRQ's ({@code srq_ep_pz_difference_supported}): receive
+     * buffers were checked against the SRQ's PZ when posted, the EP's PZ governs its requests and RDMA.
+     */
+    static CoreEp createWithSrq(CoreIa ia, ProtectionZone pzh, EventDispatcher recv, EventDispatcher req,
+            EventDispatcher conn, SharedReceiveQueue srqh, EpAttr requested) {
+        CoreSrq s = Core.srqArg(srqh, ia);
+        if (requested == null) {
+            throw Fail.param(7, "ep_attributes must not be NULL for an SRQ EP (ECS-02)");
+        }
+        CoreEp ep = create(ia, pzh, recv, req, conn, requested, 7);
+        try {
+            s.attach(ep);
+        } catch (RuntimeException e) {
+            ep.release(); // the SRQ was freed meanwhile
+            throw e;
+        }
+        ep.srqHeld = new CoreSrq.Held(s);
         return ep;
     }
 
@@ -341,7 +379,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             return new EpParam().iaHandle(ia).epState(reportedState()).localIaAddress(ia.transport.address())
                     .localPortQual(localPortQual).remoteIaAddress(remoteAddress).remotePortQual(remotePortQual)
                     .pzHandle(pz).recvEvdHandle(recvEvd).requestEvdHandle(requestEvd).connectEvdHandle(connectEvd)
-                    .epAttr(attr.copy().srqSoftHw(softHw));
+                    .srqHandle(srqHeld == null ? null : srqHeld.queue).epAttr(attr.copy().srqSoftHw(softHw));
         } finally {
             lock.unlock();
         }
@@ -352,7 +390,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         checkAlive();
         lock.lock();
         try {
-            return new Status(reportedState(), recvQueue.held() == 0, req.tail == req.head);
+            return new Status(reportedState(), recvHeld() == 0, req.tail == req.head);
         } finally {
             lock.unlock();
         }
@@ -540,6 +578,12 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
      */
     private void resolveLocal(io.jdat.spi.IoVector v, int n, LmrTriplet[] iov, int privilege, int maxIov, int arg,
             CorePz epPz) {
+        resolveLocal(ia, v, n, iov, privilege, maxIov, arg, epPz);
+    }
+
+    /** {@link #resolveLocal(io.jdat.spi.IoVector, int, LmrTriplet[], int, int, int, CorePz)} for any PZ of {@code ia} (SRQ posts). */
+    static void resolveLocal(CoreIa ia, io.jdat.spi.IoVector v, int n, LmrTriplet[] iov, int privilege, int maxIov,
+            int arg, CorePz epPz) {
         if (n < 0 || n > maxIov) {
             throw Fail.param(arg - 1, "num_segments " + n + " outside 0.." + maxIov);
         }
@@ -732,12 +776,18 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         lock.lock();
         try {
             checkAlive();
+            if (srqHeld != null) {
+                throw Fail.param(1, "receives of an SRQ EP come from its SRQ: post them there (ECS-03, AMB-12)");
+            }
             EpAttr a = attr;
             CompletionRules.checkRecvPostFlags(flags, a.recvCompletionFlags(), 5);
             ReceiveQueue q = recvQueue;
-            ReceiveQueue.Slot b = state == S.D ? null : q.next();
+            // In D a receive is flushed at once - unless the flush of the older ones is still to come
+            // (the transport is being stopped): then it queues behind them, so completions stay in order.
+            boolean flushNow = state == S.D && !flushPending;
+            ReceiveQueue.Slot b = flushNow ? null : q.next();
             resolveLocal(b == null ? recvScratch : b, n, iov, MemPriv.LOCAL_WRITE, a.maxRecvIov(), 3, pz);
-            if (state == S.D) {
+            if (flushNow) {
                 // RCV-08: flushed at once.
                 if (recvEvd != null) {
                     recvEvd.postDto(this, cookie, DtoCompletionStatus.ERR_FLUSHED, 0, true);
@@ -766,7 +816,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
 
     /** EPW-01/02: compares the held receive buffers with the watermarks (lock held). */
     private void checkWatermarks() {
-        long held = recvQueue.held();
+        long held = recvHeld();
         if (softHw != Dat.WATERMARK_INFINITE && !softFired && held > softHw) {
             softFired = true;
             ia.asyncError(EventNumber.ASYNC_WATERMARK_EVENT, this, AsyncReason.SRQ_SOFT_HIGH_WATERMARK_EVENT, null);
@@ -782,7 +832,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         checkAlive();
         lock.lock();
         try {
-            int held = (int) recvQueue.held();
+            int held = (int) recvHeld();
             return new RecvQueryResult(held, held);
         } finally {
             lock.unlock();
@@ -814,11 +864,20 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         if (s != S.C && s != S.DP) {
             return null;
         }
+        CoreSrq.Held h = srqHeld;
+        if (h != null) {
+            return srqTake(h);
+        }
         return recvQueue.take();
     }
 
     @Override
     public void completeRecv(RecvBuffer buffer, long length, boolean solicited) {
+        CoreSrq.Held h = srqHeld;
+        if (h != null) {
+            srqComplete(h, buffer, length, solicited);
+            return;
+        }
         ReceiveQueue q = recvQueue;
         ReceiveQueue.Slot slot = q.completing(buffer);
         if (slot == null) {
@@ -833,6 +892,67 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         if (evd != null) {
             evd.postDto(this, cookie, status, ok ? length : 0,
                     CompletionRules.recvNotifies(attr.recvCompletionFlags(), postFlags, solicited, ok));
+        }
+    }
+
+    // ------------------------------------------------------------------ SRQ EPs
+
+    /** Receive buffers this EP holds: posted and not completed, or for an SRQ EP taken and not completed. */
+    private long recvHeld() {
+        CoreSrq.Held h = srqHeld;
+        return h == null ? recvQueue.held() : h.held();
+    }
+
+    /** SPR-02: takes an SRQ entry for an incoming message; the EP holds it until it completes. */
+    private RecvBuffer srqTake(CoreSrq.Held h) {
+        CoreSrq.Entry e = h.queue.take();
+        if (e == null) {
+            return null; // SRQ-19: as an EP with an empty receive queue
+        }
+        h.add(e);
+        // EPW-01/02 on the SRQ buffers the EP holds (the SRQ lock is released: EP lock after it is allowed).
+        lock.lock();
+        try {
+            if (softHw != Dat.WATERMARK_INFINITE || hardHw != Dat.WATERMARK_INFINITE) {
+                checkWatermarks();
+            }
+        } finally {
+            lock.unlock();
+        }
+        return e;
+    }
+
+    /** SPR-04: completes a held SRQ entry on this EP's recv EVD, always signalled unless SOLICITED_WAIT says otherwise (ECS-08, SPR-05). */
+    private void srqComplete(CoreSrq.Held h, RecvBuffer buffer, long length, boolean solicited) {
+        CoreSrq sq = h.queue;
+        CoreSrq.Entry e = h.remove(buffer);
+        if (e == null) {
+            return; // flushed meanwhile
+        }
+        long cookie = e.cookie;
+        boolean ok = length <= e.totalLength() && length >= 0;
+        sq.recycle(e); // a post may refill it from now on: read nothing of it below
+        DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
+        postSrqCompletion(sq, cookie, status, ok ? length : 0,
+                CompletionRules.recvNotifies(attr.recvCompletionFlags(), CompletionFlags.DEFAULT, solicited, ok));
+    }
+
+    /** Reports an SRQ entry's completion; when none can be queued the entry is reaped at once. */
+    private void postSrqCompletion(CoreSrq sq, long cookie, DtoCompletionStatus status, long length, boolean notify) {
+        CoreEvd evd = recvEvd;
+        if (evd == null || !evd.postSrqRecv(this, cookie, status, length, notify, sq)) {
+            sq.reaped();
+        }
+    }
+
+    /** The SRQ got a buffer: a transport that holds a message back for this EP may go on. */
+    void srqRecvPosted() {
+        S s = state;
+        if (s == S.C || s == S.DP) {
+            Channel ch = channel;
+            if (ch != null) {
+                ch.recvPosted();
+            }
         }
     }
 
@@ -890,18 +1010,36 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         postRequestCompletion(op, rmr, cookie, flags, status, length);
         boolean drained = state == S.DP && head + 1 == req.tail;
         if (drained) {
-            Timers.execute(() -> enterDisconnected(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_DISCONNECT));
+            Timers.execute(() -> enterDisconnectedFrom(S.DP, EventNumber.CONNECTION_EVENT_DISCONNECTED,
+                    Channel.CLOSE_DISCONNECT));
         }
     }
 
     @Override
     public void remoteDisconnected() {
-        enterDisconnected(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_SILENT);
+        enterDisconnectedFromConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_SILENT);
     }
 
     @Override
     public void broken() {
-        enterDisconnected(EventNumber.CONNECTION_EVENT_BROKEN, Channel.CLOSE_BREAK);
+        enterDisconnectedFromConnection(EventNumber.CONNECTION_EVENT_BROKEN, Channel.CLOSE_BREAK);
+    }
+
+    /**
+     * A transport's report about an established connection: it counts only while the EP is CONNECTED or
+     * DISCONNECT_PENDING. A report that arrives late (the consumer already disconnected, reset and is
+     * connecting again) must not end the next connection attempt (§7.2 allows no BROKEN in ACP).
+     */
+    private void enterDisconnectedFromConnection(EventNumber event, int closeMode) {
+        txLock.lock();
+        try {
+            S s = state;
+            if (s == S.C || s == S.DP) {
+                enterDisconnected(event, closeMode);
+            }
+        } finally {
+            txLock.unlock();
+        }
     }
 
     // ================================================================== connection establishment
@@ -1206,8 +1344,14 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                         break;
                     case C:
                         if (flags == CloseFlags.GRACEFUL && req.tail != req.head) {
-                            state = S.DP; // DSC-06: let outstanding requests finish
-                            return;
+                            // DSC-06: let outstanding requests finish. State first, then the counters
+                            // again: a completion that ran before DP was visible saw state C and did not
+                            // end the disconnect, so if nothing is left now, end it here (the
+                            // completion side does the same check the other way round).
+                            state = S.DP;
+                            if (req.tail != req.head) {
+                                return;
+                            }
                         }
                         break;
                     case ACP:
@@ -1256,6 +1400,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                     return;
                 }
                 state = S.D;
+                flushPending = true;
                 ch = channel;
                 cancelTimer();
             } finally {
@@ -1267,6 +1412,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             lock.lock();
             try {
                 flushLocked();
+                flushPending = false;
                 if (connectEvd != null && event != null) {
                     connectEvd.postConnection(event, this, null);
                 }
@@ -1297,6 +1443,16 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                 evd.postDto(this, b.cookie, DtoCompletionStatus.ERR_FLUSHED, 0, true);
             }
         });
+        CoreSrq.Held h = srqHeld;
+        if (h != null) {
+            // SPR-10: the SRQ buffers this EP took and did not finish; the SRQ keeps the others.
+            CoreSrq sq = h.queue;
+            h.drain(e -> {
+                long cookie = e.cookie;
+                sq.recycle(e);
+                postSrqCompletion(sq, cookie, DtoCompletionStatus.ERR_FLUSHED, 0, true);
+            });
+        }
     }
 
     private void cancelTimer() {
@@ -1372,6 +1528,16 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             detachStreams();
             if (pz != null) {
                 pz.removeUser();
+            }
+            CoreSrq.Held h = srqHeld;
+            if (h != null) {
+                // dat_ep_free discards what it held: no completion will be reported for these entries.
+                CoreSrq sq = h.queue;
+                h.drain(e -> {
+                    sq.recycle(e);
+                    sq.reaped();
+                });
+                sq.detach(this);
             }
         } finally {
             lock.unlock();

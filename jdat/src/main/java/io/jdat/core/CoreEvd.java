@@ -28,9 +28,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * slot's sequence number and allocates nothing.
  *
  * <p><b>Waiting</b> installs the thread in {@link #waiter} with a CAS (a second waiter fails, EVW-11),
- * spins for {@link #SPIN_NANOS} re-checking the ring, then parks. A producer publishes its slot before it
- * reads {@link #waiter}, and the waiter installs itself before it reads the ring: with volatile ordering at
- * least one of them sees the other, so no wake-up is lost. {@link #lock} guards only the rare operations:
+ * spins for {@link #SPIN_NANOS} re-checking the ring, then parks. A producer publishes its slot, then a
+ * full fence, then reads {@link #waiter}; the waiter installs itself with a CAS (a full fence) before it
+ * reads the ring: at least one of them sees the other, so no wake-up is lost. {@link #lock} guards only the rare operations:
  * stream bookkeeping, resize, CNO changes and free.
  */
 final class CoreEvd extends CoreObject implements EventDispatcher {
@@ -52,7 +52,6 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
     private volatile EventRing ring;
     /** The thread blocked in waitFor, which owns the EVD (EVW-11). */
     private volatile Thread waiter;
-    private volatile int waitThreshold;
     private volatile boolean enabled = true;
     private volatile boolean waitable = true;
     private volatile CoreCno cno;
@@ -99,6 +98,10 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
 
     /** Wakes the owner after a notifying enqueue. */
     private void signal() {
+        // The slot was published with a release store; a waiter installs itself with a CAS and then reads
+        // the ring. Without a full fence here the read of waiter below could be ordered before the
+        // publication (store-load), both sides would miss the other, and the waiter would park for good.
+        java.lang.invoke.VarHandle.fullFence();
         Thread w = waiter;
         if (w != null) {
             LockSupport.unpark(w);
@@ -139,6 +142,48 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         s.status = status;
         s.length = length;
         commit(s, notify);
+    }
+
+    /**
+     * Enqueues the receive completion of an SRQ entry, which carries {@code reap} so that its SRQ learns when
+     * the consumer dequeues it ({@code outstanding_dto_count}, SRQ-10) or the EVD discards it.
+     *
+     * @return {@code false} when the event was lost (overflow): the caller tells the SRQ itself
+     */
+    boolean postSrqRecv(Endpoint ep, long cookie, DtoCompletionStatus status, long length, boolean notify,
+            EventRing.Reap reap) {
+        EventRing.Slot s = claim();
+        if (s == null) {
+            overflow();
+            return false;
+        }
+        s.number = EventNumber.DTO_COMPLETION_EVENT;
+        s.ep = ep;
+        s.cookie = cookie;
+        s.status = status;
+        s.length = length;
+        s.rare.reap = reap;
+        EventRing.publishReaping(s, notify);
+        if (notify) {
+            signal();
+        }
+        return true;
+    }
+
+    /**
+     * The EVD is gone (lock held): SRQ receive completions still queued are discarded, so their SRQs are told.
+     * A ring with events is frozen and replaced by an empty one that late producers may fill and nobody reads.
+     * (No field records whether SRQ completions ever came here: a new field would change the EVD object's
+     * size, and with it where the objects allocated after it fall, which the ping-pong measures.)
+     */
+    private void discardSrqCompletions() {
+        EventRing old = ring;
+        if (old.size() == 0) {
+            return;
+        }
+        old.freeze();
+        ring = new EventRing(2);
+        old.discardReaps();
     }
 
     /** Enqueues an RMR bind completion. */
@@ -288,7 +333,6 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
                     "threshold > 1 on an EVD fed by UNSIGNALLED or SOLICITED_WAIT streams (EVW-13)");
         }
         Thread me = Thread.currentThread();
-        waitThreshold = threshold;
         if (!WAITER.compareAndSet(this, null, me)) {
             throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "another thread waits on this EVD (EVW-11)");
         }
@@ -517,9 +561,12 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             if (old.size() > evdMinQlen) {
                 throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_IN_USE, old.size() + " events queued (EVD-06)");
             }
+            EventRing next = new EventRing(evdMinQlen); // before the freeze: nothing may fail after it
             int queued = old.freeze();
             boolean fits = queued <= evdMinQlen;
-            EventRing next = new EventRing(fits ? evdMinQlen : old.capacity);
+            if (!fits) {
+                next = new EventRing(old.capacity); // producers raced in: keep the old length
+            }
             old.drainInto(next);
             ring = next;
             if (!fits) {
@@ -543,6 +590,7 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             freed = true;
             c = cno;
             cno = null;
+            discardSrqCompletions();
         } finally {
             lock.unlock();
         }
@@ -561,6 +609,7 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             freed = true;
             c = cno;
             cno = null;
+            discardSrqCompletions();
         } finally {
             lock.unlock();
         }

@@ -29,6 +29,8 @@ import io.jdat.PzSupport;
 import io.jdat.RegionDescription;
 import io.jdat.Registry;
 import io.jdat.ReservedServicePoint;
+import io.jdat.SharedReceiveQueue;
+import io.jdat.SrqAttr;
 import io.jdat.CloseFlags;
 import io.jdat.HandleType;
 import io.jdat.spi.Transport;
@@ -235,6 +237,23 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
         return ep;
     }
 
+    /** {@code dat_ep_create_with_srq}, called by the public API's static factory. */
+    public Endpoint epCreateWithSrq(ProtectionZone pz, EventDispatcher recv, EventDispatcher req, EventDispatcher conn,
+            SharedReceiveQueue srq, EpAttr attr) {
+        checkAlive();
+        CoreEp ep = CoreEp.createWithSrq(this, pz, recv, req, conn, srq, attr);
+        register(ep);
+        return ep;
+    }
+
+    /** {@code dat_srq_create}, called by the public API's static factory. */
+    public SharedReceiveQueue srqCreate(ProtectionZone pz, SrqAttr attr) {
+        checkAlive();
+        CoreSrq srq = CoreSrq.create(this, pz, attr);
+        register(srq);
+        return srq;
+    }
+
     /** {@code dat_psp_create / dat_psp_create_any}, called by the public API's static factory. */
     public PublicServicePoint pspCreate(long connQual, boolean any, EventDispatcher evd, int pspFlags) {
         checkAlive();
@@ -267,7 +286,8 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
         return new IaAttr(limits.adapterName(), "jdat", 1, 0, 1, 0, transport.address(), MAX_OBJECTS, MAX_DTO_PER_EP,
                 limits.maxRdmaReadIn(), limits.maxRdmaReadOut(), MAX_OBJECTS, MAX_EVD_QLEN, MAX_IOV,
                 MemoryTable.MAX_INDEX, Long.MAX_VALUE, -1L, MAX_OBJECTS, limits.maxMessageSize(), limits.maxRdmaSize(),
-                MemoryTable.MAX_INDEX, -1L, 0, 0, 0, MAX_IOV, MAX_IOV, limits.maxRdmaReadIn(), limits.maxRdmaReadOut(),
+                MemoryTable.MAX_INDEX, -1L, MAX_OBJECTS, MAX_OBJECTS, CoreSrq.MAX_RECV, MAX_IOV, MAX_IOV,
+                limits.maxRdmaReadIn(), limits.maxRdmaReadOut(),
                 true, true, List.of(new NamedAttr("transport", limits.adapterName())), List.of());
     }
 
@@ -281,7 +301,10 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
                 | CompletionFlags.BARRIER_FENCE | CompletionFlags.EVD_THRESHOLD;
         return new ProviderAttr("jdat-" + limits.adapterName(), 1, 0, Dat.VERSION_MAJOR, Dat.VERSION_MINOR, memTypes,
                 IovOwnership.CONSUMER, limits.qosSupported(), allFlags, true, limits.maxPrivateDataSize(), false,
-                EpCreatorForPsp.IFASKED, PzSupport.SHAREABLE, 64, merge, false, 0, false, 0, 0, false, true, false,
+                EpCreatorForPsp.IFASKED, PzSupport.SHAREABLE, 64, merge, true,
+                ProviderAttr.SRQ_WATERMARK_LOW | ProviderAttr.SRQ_WATERMARK_SOFT_HIGH | ProviderAttr.SRQ_WATERMARK_HARD_HIGH,
+                true, ProviderAttr.SRQ_INFO_AVAILABLE_DTO_COUNT | ProviderAttr.SRQ_INFO_OUTSTANDING_DTO_COUNT,
+                ProviderAttr.EP_RECV_INFO_NBUFS_ALLOCATED | ProviderAttr.EP_RECV_INFO_BUFS_ALLOC_SPAN, false, true, false,
                 List.of());
     }
 

@@ -27,6 +27,12 @@ import java.net.SocketAddress;
  * the one thread that moves it. A slot keeps its references until it is reused; the ring is bounded, so
  * this holds at most one ring's worth of old events.
  *
+ * <p><b>SRQ receive completions</b> carry a {@link Reap}: every publication sets the slot's
+ * {@code reaps} flag (false but for them, so a hook from an earlier lap is never taken for a new event) and
+ * the hook itself lives in {@link Rare}, which other DTO completions never touch; the flag fits in the
+ * slot's padding, so a DTO slot stays one cache line's worth. The consumer whose CAS claims the event calls
+ * the hook; a freed EVD calls it for the events it discards ({@link #discardReaps}).
+ *
  * <p><b>Freezing.</b> {@link #freeze()} sets {@link #FROZEN} in both counters: later claims fail with
  * {@link #FROZEN_RESULT} and their callers retry on the replacement ring that {@code dat_evd_resize}
  * installs. It then waits until every slot claimed before the freeze is published, so nothing is lost.
@@ -56,6 +62,12 @@ final class EventRing {
         }
     }
 
+    /** Told when an event that carries it is dequeued or discarded (an SRQ, for its receive completions). */
+    interface Reap {
+        /** The event was dequeued or discarded. */
+        void reaped();
+    }
+
     /**
      * One event. The fields of a DTO completion live in the slot itself, which then fits in about one cache
      * line; the other event kinds use {@link #rare}, allocated once per slot.
@@ -70,6 +82,8 @@ final class EventRing {
         Endpoint ep;
         DtoCompletionStatus status;
         boolean notify;
+        /** This event is an SRQ receive completion whose hook is {@code rare.reap}; written by every publish. */
+        boolean reaps;
         final Rare rare = new Rare();
 
         void copyTo(DatEvent e, EventDispatcher evd) {
@@ -96,6 +110,7 @@ final class EventRing {
             r.handle = null;
             r.reason = 0;
             r.pointer = null;
+            r.reap = null;
             return r;
         }
     }
@@ -111,6 +126,8 @@ final class EventRing {
         DatHandle handle;
         int reason;
         Object pointer;
+        /** The hook of an SRQ receive completion (read only when the slot's {@code reaps} is set). */
+        Reap reap;
     }
 
     private final Slot[] slots;
@@ -176,6 +193,14 @@ final class EventRing {
      */
     static void publish(Slot s, boolean notify) {
         s.notify = notify;
+        s.reaps = false;
+        SEQ.setRelease(s, s.index + 1);
+    }
+
+    /** {@link #publish} for an SRQ receive completion whose {@code rare.reap} the caller has set. */
+    static void publishReaping(Slot s, boolean notify) {
+        s.notify = notify;
+        s.reaps = true;
         SEQ.setRelease(s, s.index + 1);
     }
 
@@ -197,19 +222,17 @@ final class EventRing {
                 return EMPTY;
             }
             s.copyTo(e, evd);
+            Reap reap = s.reaps ? s.rare.reap : null;
             // The copy is valid only if the slot was still ours: the CAS fails when another consumer took
             // it (and a producer may since be refilling it), and then the copy is discarded.
             if (HEAD.compareAndSet(this, h, h + 1)) {
+                if (reap != null) {
+                    reap.reaped();
+                }
                 return OK;
             }
             Thread.onSpinWait();
         }
-    }
-
-    /** True when no event is published at the head (a racy snapshot, for pollers). */
-    boolean isEmpty() {
-        long h = (long) HEAD.getOpaque(this) & ~FROZEN;
-        return (long) SEQ.getAcquire(slot(h)) != h + 1;
     }
 
     /** Events queued: a snapshot. */
@@ -292,7 +315,24 @@ final class EventRing {
             r.handle = from.rare.handle;
             r.reason = from.rare.reason;
             r.pointer = from.rare.pointer;
-            publish(to, from.notify);
+            r.reap = from.rare.reap;
+            if (from.reaps) {
+                publishReaping(to, from.notify);
+            } else {
+                publish(to, from.notify);
+            }
+        }
+    }
+
+    /** Calls the {@link Reap} of every event left in a frozen ring: they are discarded (single-threaded). */
+    void discardReaps() {
+        long h = head & ~FROZEN;
+        long t = tail & ~FROZEN;
+        for (long i = h; i < t; i++) {
+            Slot s = slot(i);
+            if (s.reaps) {
+                s.rare.reap.reaped();
+            }
         }
     }
 }

@@ -9,8 +9,9 @@
  * connection requests. Transports ({@code io.jdat.spi}) only move bytes and handshakes.
  *
  * <p><b>Locking</b> (outermost first): an EP's posting lock ({@code CoreEp.txLock}) → a transport's
- * connection lock → an EP's state lock ({@code CoreEp.lock}) → an EVD's queue lock → a CNO's lock. No
- * code calls into a transport while holding an EP's state lock, and no transport calls into the core while
- * holding anything but its own connection lock.
+ * connection lock → an EP's state lock ({@code CoreEp.lock}) → an SRQ's lock ({@code CoreSrq.lock}) → an
+ * EVD's queue lock → a CNO's lock. No code calls into a transport while holding an EP's state lock or an
+ * SRQ's lock, and no transport calls into the core while holding anything but its own connection lock. A
+ * consumer that dequeues an SRQ receive completion tells the SRQ without any lock.
  */
 package io.jdat.core;
