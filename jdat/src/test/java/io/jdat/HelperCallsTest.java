@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class HelperCallsTest {
     /**
-     * One live object of every kind jdat implements (SRQ is not part of the jdat API), with its expected
+     * One live object of every kind jdat implements (SRQ: see SrqCreateQueryTest and SrqFreeTest), with its expected
      * handle type. The CR comes from a real connection request.
      */
     private static Map<DatHandle, HandleType> everyKind(Pair p) {
