@@ -41,7 +41,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * core side of its connection ({@link ActiveHandler}, {@link PassiveHandler}, {@link ChannelSink}).
  *
  * <p><b>Locks.</b> {@link #txLock} serialises posts of send, RDMA and bind, so that they reach the
- * transport in the order they were accepted; state transitions take it too, so no post interleaves with
+ * transport in the order they were accepted; the transitions that affect posting (connect, accept, disconnect,
+ * reset, free, entering DISCONNECTED) take it too, so no post interleaves with
  * one. {@link #lock} guards the state, the configuration and receive posting; it is held only briefly
  * and never while calling into a transport. The transport's receive path and its completions take neither
  * lock (see {@link ReceiveQueue} and {@link RequestCounters}); they read the volatile state.
@@ -717,7 +718,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         int idx = (int) (t % reqRing.length);
         reqCookie[idx] = cookie;
         reqRmr[idx] = rmr;
-        req.tail = t + 1; // release: the slot is complete before a completer can see it
+        req.tail = t + 1; // volatile: the slot is complete before a completer can see it
         channel.submit(wr);
     }
 
@@ -749,7 +750,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         }
     }
 
-    /** Reports one request completion per the completion flags (called with lock or txLock held). */
+    /** Reports one request completion per the completion flags (from a post, a flush or the transport). */
     private void postRequestCompletion(WorkRequest.Op op, CoreRmr rmr, long cookie, int flags,
             DtoCompletionStatus status, long length) {
         CoreEvd evd = requestEvd;
@@ -1006,7 +1007,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         if (rmr != null && status != DtoCompletionStatus.SUCCESS) {
             rmr.bindFailed(wr.remoteContext()); // RMB-05: a failed bind binds nothing
         }
-        req.head = head + 1; // release: the slot may be reused by the next post
+        req.head = head + 1; // volatile: the slot may be reused; pairs with the DP check in disconnect
         postRequestCompletion(op, rmr, cookie, flags, status, length);
         boolean drained = state == S.DP && head + 1 == req.tail;
         if (drained) {

@@ -136,7 +136,7 @@ final class ReceiveQueue {
 
     /** Frees the head slot returned by {@link #completing}; the caller has read what it needs of it. */
     void release(Slot s) {
-        head = head + 1; // release: posters may refill the slot once they see this
+        head = head + 1; // volatile: posters may refill the slot once they see this
     }
 
     // ------------------------------------------------------------------ flush, copy (EP lock held, transport stopped)

@@ -8,7 +8,8 @@
  * the local and remote protection checks ({@link io.jdat.core.MemoryTable}), service points and
  * connection requests. Transports ({@code io.jdat.spi}) only move bytes and handshakes.
  *
- * <p><b>Locking</b> (outermost first): an EP's posting lock ({@code CoreEp.txLock}) → a transport's
+ * <p><b>Locking</b> (outermost first): a connection request's monitor ({@code CoreCr}, held while it is
+ * accepted) → an EP's posting lock ({@code CoreEp.txLock}) → a transport's
  * connection lock → an EP's state lock ({@code CoreEp.lock}) → an SRQ's lock ({@code CoreSrq.lock}) → an
  * EVD's queue lock → a CNO's lock. No code calls into a transport while holding an EP's state lock or an
  * SRQ's lock, and no transport calls into the core while holding anything but its own connection lock. A
