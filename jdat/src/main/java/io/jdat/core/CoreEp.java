@@ -886,7 +886,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         }
         long cookie = slot.cookie;
         int postFlags = slot.postFlags;
-        q.release(slot);
+        q.release();
         boolean ok = length <= buffer.totalLength() && length >= 0;
         DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
         CoreEvd evd = recvEvd;

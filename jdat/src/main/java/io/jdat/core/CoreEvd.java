@@ -121,12 +121,21 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         ia.asyncError(EventNumber.ASYNC_ERROR_EVD_OVERFLOW, this, io.jdat.AsyncReason.EVD_OVERFLOW_ERROR, this);
     }
 
-    /** Clears the DTO fields of a slot that carries another kind of event. */
-    private static void clearDto(EventRing.Slot s) {
-        s.ep = null;
-        s.cookie = 0;
-        s.status = null;
-        s.length = 0;
+    /**
+     * Claims a slot for an event other than a DTO completion, with every field cleared but its number;
+     * {@code null} when full. The caller fills what its kind of event carries and commits.
+     */
+    private EventRing.Slot claimFor(EventNumber number) {
+        EventRing.Slot s = claim();
+        if (s != null) {
+            s.number = number;
+            s.ep = null;
+            s.cookie = 0;
+            s.status = null;
+            s.length = 0;
+            s.rareCleared();
+        }
+        return s;
     }
 
     /** Enqueues a DTO completion; on overflow the event is lost and the async EVD is told (EVD-12). */
@@ -188,15 +197,12 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
 
     /** Enqueues an RMR bind completion. */
     void postRmrBind(Rmr rmr, long cookie, DtoCompletionStatus status, boolean notify) {
-        EventRing.Slot s = claim();
+        EventRing.Slot s = claimFor(EventNumber.RMR_BIND_COMPLETION_EVENT);
         if (s == null) {
             overflow();
             return;
         }
-        s.number = EventNumber.RMR_BIND_COMPLETION_EVENT;
-        s.ep = null;
-        s.length = 0;
-        s.rareCleared().rmr = rmr;
+        s.rare.rmr = rmr;
         s.cookie = cookie;
         s.status = status;
         commit(s, notify);
@@ -211,13 +217,11 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         if (freed) {
             return false;
         }
-        EventRing.Slot s = claim();
+        EventRing.Slot s = claimFor(EventNumber.CONNECTION_REQUEST_EVENT);
         if (s == null) {
             return false;
         }
-        s.number = EventNumber.CONNECTION_REQUEST_EVENT;
-        clearDto(s);
-        EventRing.Rare r = s.rareCleared();
+        EventRing.Rare r = s.rare;
         r.sp = sp;
         r.localAddress = local;
         r.connQual = connQual;
@@ -228,15 +232,13 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
 
     /** Enqueues a connection event. */
     void postConnection(EventNumber number, Endpoint ep, byte[] privateData) {
-        EventRing.Slot s = claim();
+        EventRing.Slot s = claimFor(number);
         if (s == null) {
             overflow();
             return;
         }
-        s.number = number;
-        clearDto(s);
         s.ep = ep;
-        s.rareCleared().privateData = privateData;
+        s.rare.privateData = privateData;
         commit(s, true);
     }
 
@@ -246,13 +248,11 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
      * @return {@code false} when full (the event is lost; an async EVD cannot report its own overflow)
      */
     boolean postAsync(EventNumber number, DatHandle handle, int reason) {
-        EventRing.Slot s = claim();
+        EventRing.Slot s = claimFor(number);
         if (s == null) {
             return false;
         }
-        s.number = number;
-        clearDto(s);
-        EventRing.Rare r = s.rareCleared();
+        EventRing.Rare r = s.rare;
         r.handle = handle;
         r.reason = reason;
         commit(s, true);
@@ -268,13 +268,11 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         if ((flags & EvdFlags.SOFTWARE) == 0) {
             throw Fail.param(1, "EVD was created without DAT_EVD_SOFTWARE_FLAG");
         }
-        EventRing.Slot s = claim();
+        EventRing.Slot s = claimFor(EventNumber.SOFTWARE_EVENT);
         if (s == null) {
             throw Fail.of(DatReturnType.QUEUE_FULL, "EVD full (EVD-04)");
         }
-        s.number = EventNumber.SOFTWARE_EVENT;
-        clearDto(s);
-        s.rareCleared().pointer = event.softwarePointer();
+        s.rare.pointer = event.softwarePointer();
         commit(s, true);
     }
 

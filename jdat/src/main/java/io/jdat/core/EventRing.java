@@ -142,9 +142,9 @@ final class EventRing {
     long p21, p22, p23, p24, p25, p26, p27;
 
     EventRing(int capacity) {
-        // The sequence scheme needs two slots: in a one-slot ring a published event (seq t + 1) looks free
-        // to the next producer (position t + 1). A queue of one gets two, which dat_evd_query reports (EVD-01).
-        this.capacity = Math.max(2, capacity);
+        // Exactly the requested length: producers learn that a slot is free from head, not from its
+        // sequence number, so even a one-slot ring is sound (a queue of one is a backlog of one).
+        this.capacity = capacity;
         slots = new Slot[this.capacity];
         for (int i = 0; i < this.capacity; i++) {
             slots[i] = new Slot();

@@ -135,7 +135,7 @@ final class ReceiveQueue {
     }
 
     /** Frees the head slot returned by {@link #completing}; the caller has read what it needs of it. */
-    void release(Slot s) {
+    void release() {
         head = head + 1; // volatile: posters may refill the slot once they see this
     }
 

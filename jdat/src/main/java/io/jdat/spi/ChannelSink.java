@@ -19,8 +19,8 @@ public interface ChannelSink {
      * Completes a buffer taken with {@link #takeRecv}.
      *
      * @param buffer    the buffer
-     * @param length    the message length (larger than the buffer's capacity: the core reports
-     *                  {@code DAT_DTO_ERR_LOCAL_LENGTH})
+     * @param length    the message length; larger than the buffer's capacity, or negative for a message
+     *                  the transport could not place, the core reports {@code DAT_DTO_ERR_LOCAL_LENGTH}
      * @param solicited the sender asked for a solicited event
      */
     void completeRecv(RecvBuffer buffer, long length, boolean solicited);
