@@ -21,7 +21,9 @@ import java.util.function.UnaryOperator;
  *
  * <p>Contents, in this order, one entry per IA name:
  * <ol>
- *   <li>the built-in entries of jdat's transports: {@code mem u1.2 threadsafe default mem jdat.1.0 "" ""};</li>
+ *   <li>the built-in entries of jdat's transports: {@code mem u1.2 threadsafe default mem jdat.1.0 "" ""}
+ *       and {@code tcp u1.2 threadsafe nonshared tcp jdat.1.0 "" ""} (every interface; see
+ *       {@code io.jdat.tcp.TcpTransportProvider} for its IA parameters);</li>
  *   <li>the registered lines of the static registry file (see {@link DatConfParser}): the file named by
  *       the system property {@value #PROPERTY_DAT_CONF}, else by the environment variable
  *       {@value #ENV_DAT_OVERRIDE}, else {@value #DEFAULT_DAT_CONF} if it exists. An empty property
@@ -43,7 +45,8 @@ public final class Registry {
     public static final String DEFAULT_DAT_CONF = "/etc/dat.conf";
 
     private static final List<RegistryEntry> BUILT_INS = List.of(
-            new RegistryEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""));
+            new RegistryEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""),
+            new RegistryEntry("tcp", 'u', 1, 2, true, false, "tcp", "jdat", 1, 0, "", ""));
 
     private static final Object LOCK = new Object();
 

@@ -90,7 +90,12 @@ final class CoreCno extends CoreObject implements Cno {
             long limit = infinite ? Long.MAX_VALUE : Integer.toUnsignedLong(timeout) * 1000L;
             long spinEnd = Math.min(CoreEvd.SPIN_NANOS, limit);
             while (pending == null && !released && !freed && System.nanoTime() - start < spinEnd) {
-                Thread.onSpinWait();
+                if (!ia.transport.progress()) {
+                    Thread.onSpinWait();
+                }
+            }
+            if (pending == null) {
+                ia.transport.pollerIdle(); // parking: the transport's own progress takes over
             }
             while (pending == null && !released && !freed) {
                 long left = limit - (System.nanoTime() - start);

@@ -1234,7 +1234,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             lock.unlock();
             txLock.unlock();
         }
-        cr.request.accept(this, pd);
+        cr.request.accept(this, pd, attr.maxRdmaReadIn(), attr.maxRdmaReadOut());
     }
 
     /** The RSP delivered its request: R → PCP. */

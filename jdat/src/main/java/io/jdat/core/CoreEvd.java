@@ -295,6 +295,11 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         }
     }
 
+    /** Checks the ring for {@code threshold}, first letting the transport move bytes on this thread. */
+    private boolean readyPolling(int threshold) {
+        return ready(threshold) || (ia.transport.progress() && ready(threshold));
+    }
+
     @Override
     public boolean dequeue(DatEvent event) {
         if (freed) {
@@ -303,7 +308,7 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         if (waiter != null) {
             throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "a thread waits on this EVD (EVQ-03)");
         }
-        return poll(event);
+        return poll(event) || (ia.transport.progress() && poll(event));
     }
 
     /** True when the waiter may return: a notifying event is queued and at least {@code threshold} are. */
@@ -341,8 +346,11 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         try {
             if (timeout != 0) {
                 long spinEnd = Math.min(SPIN_NANOS, limit);
-                while (!ready(threshold) && !freed && waitable && System.nanoTime() - start < spinEnd) {
+                while (!readyPolling(threshold) && !freed && waitable && System.nanoTime() - start < spinEnd) {
                     Thread.onSpinWait();
+                }
+                if (!ready(threshold)) {
+                    ia.transport.pollerIdle(); // parking: the transport's own progress takes over
                 }
                 while (!ready(threshold) && !freed && waitable) {
                     long left = limit - (System.nanoTime() - start);
@@ -362,7 +370,7 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
             if (!waitable) {
                 throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_UNWAITABLE, "EVD set unwaitable during the wait (EVW-15)");
             }
-            if (ready(threshold) && poll(event)) {
+            if (readyPolling(threshold) && poll(event)) {
                 event.nmore(ring.size());
                 return true;
             }

@@ -46,7 +46,7 @@ final class MemRequest implements IncomingRequest {
     }
 
     @Override
-    public void accept(PassiveHandler handler, byte[] acceptData) {
+    public void accept(PassiveHandler handler, byte[] acceptData, int rdmaReadIn, int rdmaReadOut) {
         if (!answer()) {
             return;
         }

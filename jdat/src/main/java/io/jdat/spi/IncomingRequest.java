@@ -22,8 +22,10 @@ public interface IncomingRequest {
      *
      * @param passive     the accepting EP's core side
      * @param privateData the acceptor's private data
+     * @param rdmaReadIn  the accepting EP's incoming RDMA Read depth (IRD)
+     * @param rdmaReadOut the accepting EP's outgoing RDMA Read depth (ORD)
      */
-    void accept(PassiveHandler passive, byte[] privateData);
+    void accept(PassiveHandler passive, byte[] privateData, int rdmaReadIn, int rdmaReadOut);
 
     /** Rejects on behalf of the consumer: the requester gets {@code PEER_REJECTED}. */
     void reject();

@@ -47,6 +47,25 @@ public interface Transport {
             int rdmaReadOut, ActiveHandler handler);
 
     /**
+     * Consumer-driven progress: called by a thread that polls or spin-waits on one of this IA's event
+     * dispatchers and found nothing. A transport that receives on its own threads may move incoming bytes on
+     * the calling thread instead, so that a polling consumer sees them at once and no second thread busies a
+     * core. Must not block; must allocate nothing once warmed up.
+     *
+     * @return true when it made progress (the caller should look again at once)
+     */
+    default boolean progress() {
+        return false;
+    }
+
+    /**
+     * The consumer that was polling stops (it is about to park in a wait): the transport's own progress, if
+     * it has any, takes over at once.
+     */
+    default void pollerIdle() {
+    }
+
+    /**
      * Closes the transport: listeners stop, every connection is aborted (peers see
      * {@code DAT_CONNECTION_EVENT_BROKEN}) without calling back into the core.
      */

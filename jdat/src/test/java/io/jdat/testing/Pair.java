@@ -48,8 +48,8 @@ public final class Pair implements AutoCloseable {
         public final Lmr lmr;
         public final DatEvent ev = new DatEvent();
 
-        Side(EpAttr attr, int qlen) {
-            ia = InterfaceAdapter.open("mem", 16, null);
+        Side(String iaName, EpAttr attr, int qlen) {
+            ia = InterfaceAdapter.open(iaName, 16, null);
             pz = ProtectionZone.create(ia);
             recvEvd = EventDispatcher.create(ia, qlen, null, EvdFlags.DTO);
             reqEvd = EventDispatcher.create(ia, qlen, null, EvdFlags.DTO | EvdFlags.RMR_BIND);
@@ -92,6 +92,7 @@ public final class Pair implements AutoCloseable {
     public final Side server;
     public final EventDispatcher crEvd;
     public final long qual = QUALS.getAndIncrement();
+    public final String iaName;
     public PublicServicePoint psp;
 
     /** Both sides with the provider's default EP attributes. */
@@ -101,8 +102,14 @@ public final class Pair implements AutoCloseable {
 
     /** Both sides with {@code attr} (null = defaults) and DTO EVDs of {@code qlen}. */
     public Pair(EpAttr attr, int qlen) {
-        client = new Side(attr, qlen);
-        server = new Side(attr, qlen);
+        this("mem", attr, qlen);
+    }
+
+    /** Both sides opened as {@code iaName} (any provider), with {@code attr} and DTO EVDs of {@code qlen}. */
+    public Pair(String iaName, EpAttr attr, int qlen) {
+        this.iaName = iaName;
+        client = new Side(iaName, attr, qlen);
+        server = new Side(iaName, attr, qlen);
         crEvd = EventDispatcher.create(server.ia, 16, null, EvdFlags.CR);
     }
 
@@ -123,8 +130,16 @@ public final class Pair implements AutoCloseable {
 
     /** Connects with private data both ways; returns this. */
     public Pair connect(byte[] requestData, byte[] acceptData) {
-        psp = PublicServicePoint.create(server.ia, qual, crEvd, PspFlags.CONSUMER);
-        client.ep.connect(address(), qual, 5_000_000, requestData.length, requestData, Qos.BEST_EFFORT, 0);
+        long q = qual;
+        java.net.SocketAddress to = address();
+        if (iaName.equals("mem")) {
+            psp = PublicServicePoint.create(server.ia, qual, crEvd, PspFlags.CONSUMER);
+        } else {
+            psp = PublicServicePoint.createAny(server.ia, crEvd, PspFlags.CONSUMER);
+            q = psp.connQual();
+            to = server.ia.query(io.jdat.IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+        }
+        client.ep.connect(to, q, 5_000_000, requestData.length, requestData, Qos.BEST_EFFORT, 0);
         DatEvent cr = server.next(crEvd);
         assertEquals(EventNumber.CONNECTION_REQUEST_EVENT, cr.eventNumber());
         ConnectionRequest req = cr.cr();

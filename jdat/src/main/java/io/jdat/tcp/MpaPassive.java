@@ -1,0 +1,248 @@
+package io.jdat.tcp;
+
+import io.jdat.spi.ChannelSink;
+import io.jdat.spi.IncomingRequest;
+import io.jdat.spi.PassiveHandler;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.CRC32C;
+
+/**
+ * The passive side of connection setup: reads the MPA Request of an accepted TCP connection (within
+ * {@value #REQUEST_TIMEOUT_MILLIS} ms, as {@code siw}), hands the core a connection request, and answers
+ * as the consumer decides: {@link #accept} sends the Reply (and in peer-to-peer mode waits for the RTR
+ * before the EP is ESTABLISHED), {@link #reject} sends a Reply with the reject bit and a FIN,
+ * {@link #refuse} resets the stream without a Reply (the requester sees NON_PEER_REJECTED).
+ *
+ * <p>A Request asking for markers is rejected, as {@code siw} does. The IRD/ORD we reply with are the
+ * accepting EP's, clamped to what the requester offered the other way round.
+ */
+final class MpaPassive implements IncomingRequest {
+    static final long REQUEST_TIMEOUT_MILLIS = 5_000;
+    static final long RTR_TIMEOUT_MILLIS = 10_000;
+    static final ScheduledThreadPoolExecutor TIMER;
+
+    static {
+        TIMER = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "jdat-tcp-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        TIMER.setRemoveOnCancelPolicy(true);
+    }
+
+    private final TcpTransport transport;
+    private final TcpListener listener;
+    private final SocketChannel ch;
+    private final AtomicBoolean answered = new AtomicBoolean();
+    private Mpa.Frame request;
+    private InetSocketAddress remote;
+
+    MpaPassive(TcpTransport transport, TcpListener listener, SocketChannel ch) {
+        this.transport = transport;
+        this.listener = listener;
+        this.ch = ch;
+    }
+
+    /** Reads and checks the Request, then offers it to the service point (virtual thread). */
+    void readRequest() {
+        ScheduledFuture<?> deadline = TIMER.schedule(this::abort, REQUEST_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        try {
+            remote = (InetSocketAddress) ch.getRemoteAddress();
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            request = Mpa.read(new DataInputStream(Channels.newInputStream(ch)), false, Mpa.MAX_PRIVATE_DATA);
+        } catch (IOException | RuntimeException e) {
+            transport.trace(this, "no valid MPA Request: " + e.getMessage());
+            abort();
+            return;
+        } finally {
+            deadline.cancel(false);
+        }
+        if (request.markers()) {
+            reject(); // markers are not supported (siw does the same)
+            return;
+        }
+        if (!listener.isOpen() || !listener.handler().onRequest(this)) {
+            refuse();
+        }
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return new InetSocketAddress(remote.getAddress(), 0);
+    }
+
+    @Override
+    public long remotePortQual() {
+        return remote.getPort();
+    }
+
+    @Override
+    public long connQual() {
+        return listener.connQual();
+    }
+
+    @Override
+    public byte[] privateData() {
+        return request.privateData();
+    }
+
+    @Override
+    public void accept(PassiveHandler passive, byte[] privateData, int rdmaReadIn, int rdmaReadOut) {
+        if (!answered.compareAndSet(false, true)) {
+            return;
+        }
+        byte[] pd = privateData == null ? new byte[0] : privateData;
+        Thread.ofVirtual().name("jdat-tcp-accept-" + remote.getPort()).start(() -> finishAccept(passive, pd,
+                Math.min(rdmaReadIn, Mpa.V2_VALUE_MASK), Math.min(rdmaReadOut, Mpa.V2_VALUE_MASK)));
+    }
+
+    private void finishAccept(PassiveHandler passive, byte[] pd, int ird, int ord) {
+        TcpConfig cfg = transport.config;
+        Mpa.Frame req = request;
+        boolean crc = cfg.crc() || req.crc();
+        int irdLimit = req.enhanced() ? Math.min(ird, req.ord()) : ird;
+        int ordLimit = req.enhanced() ? Math.min(ord, req.ird()) : ord;
+        boolean p2p = req.peerToPeer();
+        boolean writeRtr = p2p && (req.ordWord() & Mpa.V2_WRITE_RTR) != 0;
+        boolean readRtr = p2p && !writeRtr && (req.ordWord() & Mpa.V2_READ_RTR) != 0;
+        if (p2p && !writeRtr && !readRtr) {
+            transport.trace(this, "peer-to-peer Request offers only a Send RTR");
+            abort();
+            passive.acceptFailed();
+            return;
+        }
+        int irdWord = irdLimit | (p2p ? Mpa.V2_PEER_TO_PEER : 0);
+        int ordWord = ordLimit | (writeRtr ? Mpa.V2_WRITE_RTR : 0) | (readRtr ? Mpa.V2_READ_RTR : 0);
+        ScheduledFuture<?> deadline = null;
+        try {
+            MpaActive.writeFully(ch, Mpa.encode(true, crc ? Mpa.FLAG_CRC : 0, req.revision(), irdWord, ordWord, pd));
+            Rtr rtr = null;
+            if (p2p) {
+                deadline = TIMER.schedule(this::abort, RTR_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+                rtr = readRtr(crc, writeRtr);
+                deadline.cancel(false);
+            }
+            TcpConnection conn = new TcpConnection(transport, ch, crc, cfg.mulpduFor(remote.getAddress()), irdLimit,
+                    ordLimit, false);
+            transport.incoming.remove(this);
+            ChannelSink sink = passive.established(conn);
+            if (sink == null) {
+                conn.reset();
+                return;
+            }
+            transport.connections.add(conn);
+            if (rtr != null && rtr.read) {
+                conn.rx.readRtrConsumed();
+                conn.tx.queueReadResponse(rtr.sinkStag, rtr.sinkTo, java.lang.foreign.MemorySegment.NULL, 0, 0);
+            }
+            conn.start(sink);
+            transport.trace(conn, "established (passive, crc " + crc + ", ird " + irdLimit + ", p2p " + p2p + ")");
+        } catch (IOException | RuntimeException e) {
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
+            transport.trace(this, "accept failed: " + e);
+            abort();
+            passive.acceptFailed();
+        }
+    }
+
+    /** The ready-to-receive FPDU that must come first in peer-to-peer mode. */
+    private record Rtr(boolean read, int sinkStag, long sinkTo) {
+    }
+
+    private Rtr readRtr(boolean crcOn, boolean write) throws IOException {
+        ByteBuffer len = ByteBuffer.allocate(2);
+        readFully(len);
+        int ulpdu = len.getShort(0) & 0xFFFF;
+        int expect = write ? Ddp.TAGGED_HEADER : Ddp.UNTAGGED_HEADER + Ddp.READ_REQUEST_HEADER;
+        if (ulpdu != expect) {
+            throw new IOException("RTR of " + ulpdu + " bytes, expected " + expect);
+        }
+        ByteBuffer rest = ByteBuffer.allocate(ulpdu + Ddp.pad(ulpdu) + Ddp.CRC_FIELD);
+        readFully(rest);
+        int ctrl = rest.get(0) & 0xFF;
+        int opcode = rest.get(1) & 0x0F;
+        boolean ok = write ? (ctrl & Ddp.CTRL_TAGGED) != 0 && opcode == Ddp.OP_WRITE
+                : (ctrl & Ddp.CTRL_TAGGED) == 0 && opcode == Ddp.OP_READ_REQUEST && rest.getInt(6) == Ddp.QN_READ_REQUEST
+                        && rest.getInt(30) == 0;
+        if (!ok || (ctrl & Ddp.CTRL_LAST) == 0) {
+            throw new IOException("first FPDU is not the RTR the Reply chose");
+        }
+        if (crcOn) {
+            CRC32C c = new CRC32C();
+            c.update(len.array(), 0, 2);
+            c.update(rest.array(), 0, ulpdu + Ddp.pad(ulpdu));
+            int wire = Integer.reverseBytes(rest.getInt(ulpdu + Ddp.pad(ulpdu)));
+            if (wire != (int) c.getValue()) {
+                throw new IOException("RTR CRC mismatch");
+            }
+        }
+        return write ? null : new Rtr(true, rest.getInt(18), rest.getLong(22));
+    }
+
+    private void readFully(ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b) < 0) {
+                throw new java.io.EOFException("stream ended during setup");
+            }
+        }
+    }
+
+    @Override
+    public void reject() {
+        if (!answered.compareAndSet(false, true)) {
+            return;
+        }
+        Mpa.Frame req = request;
+        Thread.ofVirtual().name("jdat-tcp-reject").start(() -> {
+            try {
+                MpaActive.writeFully(ch, Mpa.encode(true, Mpa.FLAG_REJECT, req.revision(), 0, 0, new byte[0]));
+                ch.shutdownOutput();
+                ch.close();
+            } catch (IOException e) {
+                // the requester is gone: nothing to tell
+            } finally {
+                transport.incoming.remove(this);
+                abort();
+            }
+        });
+    }
+
+    @Override
+    public void refuse() {
+        answered.set(true);
+        try {
+            ch.setOption(StandardSocketOptions.SO_LINGER, 0);
+        } catch (IOException | RuntimeException e) {
+            // closing anyway
+        }
+        abort();
+    }
+
+    /** Closes the stream (deadline, IA close, refusal). */
+    void abort() {
+        transport.incoming.remove(this);
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "tcp request from " + remote + " to :" + listener.connQual();
+    }
+}

@@ -1,0 +1,99 @@
+package io.jdat.tcp;
+
+import io.jdat.spi.IoVector;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+import java.util.zip.CRC32C;
+
+/**
+ * Where the payload of the DDP segment being received goes: a contiguous piece of a registered segment (an
+ * RDMA Write's target, checked by the core) or a position in an I/O vector (a posted receive, a Read's
+ * sink). The receiver has already checked that the whole payload fits; this class only moves bytes, either
+ * from the receive staging buffer or straight from the socket, and adds them to the CRC.
+ *
+ * <p>Receive path only; one instance per connection.
+ */
+final class Placement {
+    private final SegmentViews views = new SegmentViews();
+    private IoVector vector;
+    private MemorySegment segment;
+    private long base;
+    /** Bytes placed so far, from the start of the target. */
+    private long position;
+
+    /** Targets {@code segment} from {@code offset} on. */
+    void contiguous(MemorySegment segment, long offset) {
+        this.vector = null;
+        this.segment = segment;
+        this.base = offset;
+        this.position = 0;
+    }
+
+    /** Targets {@code vector} from {@code offset} bytes into it on. */
+    void vector(IoVector vector, long offset) {
+        this.vector = vector;
+        this.segment = null;
+        this.base = 0;
+        this.position = offset;
+    }
+
+    /** Copies {@code n} bytes from the staging buffer at {@code srcOffset}. */
+    void copy(MemorySegment staging, long srcOffset, int n) {
+        if (n == 0) {
+            return;
+        }
+        if (vector == null) {
+            MemorySegment.copy(staging, srcOffset, segment, base + position, n);
+        } else {
+            vector.scatter(position, staging, srcOffset, n);
+        }
+        position += n;
+    }
+
+    /**
+     * Reads at most {@code max} bytes from {@code ch} straight into the target, adding them to {@code crc}
+     * when it is not null.
+     *
+     * @return bytes read, or -1 at end of stream
+     */
+    int read(ReadableByteChannel ch, int max, CRC32C crc) throws IOException {
+        MemorySegment seg;
+        long off;
+        int len;
+        if (vector == null) {
+            seg = segment;
+            off = base + position;
+            len = max;
+        } else {
+            long skip = position;
+            int i = 0;
+            while (skip >= vector.length(i)) {
+                skip -= vector.length(i);
+                i++;
+            }
+            seg = vector.segment(i);
+            off = vector.offset(i) + skip;
+            len = (int) Math.min(max, vector.length(i) - skip);
+        }
+        ByteBuffer b = views.view(seg, off, len);
+        int start = b.position();
+        int n = ch.read(b);
+        if (n > 0) {
+            position += n;
+            if (crc != null) {
+                b.limit(start + n).position(start);
+                crc.update(b);
+            }
+        }
+        return n;
+    }
+
+    /** Drops references to consumer memory. */
+    void clear() {
+        vector = null;
+        segment = null;
+        views.clear();
+    }
+}

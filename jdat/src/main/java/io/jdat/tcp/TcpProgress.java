@@ -1,0 +1,192 @@
+package io.jdat.tcp;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The progress engine of one {@code tcp} IA: one daemon thread with a {@link Selector} over the IA's
+ * connections, and the consumer-driven path that lets a polling thread move bytes itself.
+ *
+ * <p>Idle strategy. While no consumer polls, the thread blocks in {@code select} and burns no CPU; it reads
+ * what arrives, finishes sends the socket could not take, closes lingering streams and runs the core
+ * notifications ({@link #execute}). While a consumer polls an event dispatcher of this IA (it called
+ * {@link #poll} within the last {@value #POLLER_GRACE_MICROS} µs), that consumer reads the sockets itself
+ * and this thread stays out of the way, parking in short slices instead of selecting, so that two threads
+ * never fight for one socket or one core. A consumer that stops polling to park in a wait hands over at
+ * once ({@link #pollerIdle}).
+ */
+final class TcpProgress implements Runnable {
+    static final long POLLER_GRACE_MICROS = 200;
+    private static final long POLLER_GRACE_NANOS = POLLER_GRACE_MICROS * 1000;
+    private static final long SELECT_MILLIS = 250;
+
+    private final Selector selector;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final ByteBuffer lingerBuffer = ByteBuffer.allocateDirect(16 * 1024);
+    /** The IA's connections; copy-on-write under {@code this}, read without a lock by pollers. */
+    private volatile TcpConnection[] connections = new TcpConnection[0];
+    /** When a consumer last polled (0: no poller). Written by pollers, read by this thread. */
+    private volatile long lastPoll;
+    private volatile boolean running = true;
+
+    TcpProgress(String name) {
+        try {
+            selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        thread = Thread.ofPlatform().daemon().name("jdat-tcp-" + name).unstarted(this);
+        thread.start();
+    }
+
+    /** Consumer-driven progress: one receive (and send) pass over every connection, on the calling thread. */
+    boolean poll() {
+        long now = System.nanoTime();
+        if (now - lastPoll > POLLER_GRACE_NANOS / 4) {
+            lastPoll = now | 1; // refreshed a few times per grace period, not on every poll
+        }
+        TcpConnection[] cs = connections;
+        boolean any = false;
+        for (TcpConnection c : cs) {
+            any |= c.poll();
+        }
+        return any;
+    }
+
+    /** The polling consumer stops: this thread takes over now. */
+    void pollerIdle() {
+        if (lastPoll != 0) {
+            lastPoll = 0;
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Runs {@code task} on this thread soon (core notifications, registrations). */
+    void execute(Runnable task) {
+        tasks.add(task);
+        wake();
+    }
+
+    /** Wakes the thread, wherever it waits. */
+    void wake() {
+        LockSupport.unpark(thread);
+        selector.wakeup();
+    }
+
+    /** Starts watching {@code c}. */
+    void add(TcpConnection c) {
+        synchronized (this) {
+            TcpConnection[] cs = Arrays.copyOf(connections, connections.length + 1);
+            cs[cs.length - 1] = c;
+            connections = cs;
+        }
+        execute(() -> {
+            try {
+                c.key = c.ch.register(selector, c.interest(), c);
+            } catch (ClosedChannelException | CancelledKeyException e) {
+                remove(c);
+            }
+        });
+    }
+
+    /** Stops watching {@code c}. */
+    synchronized void remove(TcpConnection c) {
+        TcpConnection[] cs = connections;
+        for (int i = 0; i < cs.length; i++) {
+            if (cs[i] == c) {
+                TcpConnection[] n = new TcpConnection[cs.length - 1];
+                System.arraycopy(cs, 0, n, 0, i);
+                System.arraycopy(cs, i + 1, n, i, cs.length - i - 1);
+                connections = n;
+                return;
+            }
+        }
+    }
+
+    /** Stops the thread (the IA closed). */
+    void shutdown() {
+        running = false;
+        wake();
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    @Override
+    public void run() {
+        long lastHousekeeping = System.nanoTime();
+        while (running) {
+            try {
+                runTasks();
+                long lp = lastPoll;
+                if (lp != 0 && System.nanoTime() - lp < POLLER_GRACE_NANOS) {
+                    LockSupport.parkNanos(this, POLLER_GRACE_NANOS);
+                    continue;
+                }
+                selector.select(this::ready, SELECT_MILLIS);
+                long now = System.nanoTime();
+                if (now - lastHousekeeping > SELECT_MILLIS * 1_000_000L) {
+                    lastHousekeeping = now;
+                    housekeeping();
+                }
+            } catch (IOException | RuntimeException e) {
+                if (!running) {
+                    return;
+                }
+                // A selector failure must not kill the IA's progress: keep going.
+                LockSupport.parkNanos(1_000_000L);
+            }
+        }
+    }
+
+    private void runTasks() {
+        Runnable r;
+        while ((r = tasks.poll()) != null) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                // a core notification failed: the EP is gone; nothing else to do
+            }
+        }
+    }
+
+    private void ready(SelectionKey k) {
+        TcpConnection c = (TcpConnection) k.attachment();
+        try {
+            if (c.lingerUntil != 0) {
+                c.linger(lingerBuffer);
+                return;
+            }
+            if (k.isReadable()) {
+                c.rx.poll();
+            }
+            if (k.isValid() && k.isWritable()) {
+                c.tx.kick();
+            }
+        } catch (CancelledKeyException e) {
+            // closed meanwhile
+        }
+    }
+
+    /** Receive-not-ready deadlines and lingering closes that saw no traffic. */
+    private void housekeeping() {
+        for (TcpConnection c : connections) {
+            if (c.lingerUntil != 0) {
+                c.linger(lingerBuffer);
+            } else if (c.rx.stalled()) {
+                c.rx.poll();
+            }
+        }
+    }
+}

@@ -1,0 +1,532 @@
+package io.jdat.tcp;
+
+import io.jdat.MemPriv;
+import io.jdat.spi.ChannelSink;
+import io.jdat.spi.RecvBuffer;
+import io.jdat.spi.RemoteRegion;
+import io.jdat.spi.WorkRequest;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ReadableByteChannel;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.zip.CRC32C;
+
+/**
+ * The receive path of one connection: reads FPDUs from the socket, checks every field of them before any
+ * byte moves, and places payloads into registered memory.
+ *
+ * <p>Bytes come through a staging buffer, so that one read takes many small FPDUs; when the rest of a large
+ * payload is still in the socket, it is read straight into the target segment (no staging copy), and the
+ * next staging read is kept short so that the payload after the next header goes straight too.
+ *
+ * <p>What the wire may not do, and what happens when it does (the Terminate codes of RFC 5040/5041/5044):
+ * a bad DDP or RDMAP version; a ULPDU shorter than its headers; an unknown queue number or opcode; an MSN
+ * out of order; an MO that does not continue the message; a Send longer than its receive buffer; an RDMA
+ * Write or Read naming a context, range or privilege the core refuses; a Read Response not matching the
+ * oldest outstanding Read; more incoming Reads than the negotiated IRD; a CRC mismatch. Each ends the
+ * connection with a Terminate naming the layer and error, and the core reports it BROKEN. Nothing is
+ * written outside the range the core resolved.
+ *
+ * <p>Thread confinement: everything here runs under {@link #lock}, taken with {@code tryLock} by whichever
+ * thread makes progress (the IA's progress thread or a polling consumer). Core callbacks made from here
+ * ({@code takeRecv}, {@code completeRecv}, {@code resolveRemote}) are the receive-path calls the SPI allows;
+ * connection-level notifications are deferred to the progress thread.
+ */
+final class TcpReceiver {
+    /** Staging buffer size: many small FPDUs, or one header-and-trailer window of a large one. */
+    static final int STAGING = 64 * 1024 + 64;
+    /** A payload remainder at least this long is read straight into its target. */
+    static final int DIRECT_MIN = 2048;
+    /** After a large payload, the next staging read takes at most this much: trailer and next header. */
+    static final int BULK_READ = 128;
+    /** Receiver-not-ready limit, as for {@code mem} (system property {@code jdat.tcp.rnrTimeoutMillis}). */
+    static final long RNR_TIMEOUT_NANOS = Long.getLong("jdat.tcp.rnrTimeoutMillis", 2000L) * 1_000_000L;
+
+    private static final int HEADER = 0;
+    private static final int PAYLOAD = 1;
+    private static final int TRAILER = 2;
+    private static final int DEAD = 3;
+
+    /** The outcome of a receive pass beyond placing bytes. */
+    static final int OK = 0;
+    /** The peer closed its side at an FPDU boundary. */
+    static final int EOF = 1;
+    /** The connection broke (stream error, protocol error, Terminate received or sent). */
+    static final int BROKEN = 2;
+
+    final ReentrantLock lock = new ReentrantLock();
+    private final TcpConnection conn;
+    private final ReadableByteChannel ch;
+    private final TcpTransmitter tx;
+    private final ByteBuffer in;
+    private final MemorySegment inSeg;
+    private final CRC32C crc;
+    private final Placement place = new Placement();
+    private final RemoteRegion region = new RemoteRegion();
+    private final MemorySegment scratch = Arena.global().allocate(Ddp.TERMINATE_MAX + 64, 8);
+
+    // Parse state of the current FPDU.
+    private int phase = HEADER;
+    private int opcode;
+    private boolean last;
+    private int payload;
+    private int remaining;
+    private int pad;
+    private boolean bulk;
+    // Read Request fields, kept for the trailer.
+    private int rrSinkStag;
+    private long rrSinkTo;
+    private long rrSize;
+    // The Send message being received.
+    private RecvBuffer recvBuf;
+    private long msgPlaced;
+    private int expectedSendMsn = 1;
+    private int expectedReadMsn = 1;
+    // Receiver not ready: a Send header waits for a buffer since this time (0: not waiting).
+    private long stallSince;
+    private volatile boolean stalled;
+    /** What ended this receiver ({@link #OK} while it runs). */
+    private int outcome = OK;
+    private String reason;
+
+    TcpReceiver(TcpConnection conn, ReadableByteChannel ch, TcpTransmitter tx, boolean crcOn) {
+        this.conn = conn;
+        this.ch = ch;
+        this.tx = tx;
+        this.in = ByteBuffer.allocateDirect(STAGING).order(ByteOrder.BIG_ENDIAN);
+        this.in.flip(); // read mode, empty
+        this.inSeg = MemorySegment.ofBuffer(in.duplicate().clear());
+        this.crc = crcOn ? new CRC32C() : null;
+    }
+
+    /** A zero-length RDMA Read Request served as the RTR took MSN 1 of the Read queue. */
+    void readRtrConsumed() {
+        expectedReadMsn = 2;
+    }
+
+    /** True while a Send waits for a receive buffer. */
+    boolean stalled() {
+        return stalled;
+    }
+
+    /** Why the receiver stopped, for messages. */
+    String reason() {
+        return reason;
+    }
+
+    /**
+     * One receive pass, if no other thread is in one: reads and places what the socket has.
+     *
+     * @return true when it moved bytes or completed something
+     */
+    boolean poll() {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        boolean progress;
+        int out;
+        try {
+            if (phase == DEAD) {
+                return false;
+            }
+            progress = receive();
+            out = outcome;
+        } finally {
+            lock.unlock();
+        }
+        if (out != OK) {
+            conn.receiverEnded(out, reason);
+        }
+        return progress;
+    }
+
+    /** Stops the receiver for good (connection closing); waits for a pass in progress. */
+    void stop() {
+        lock.lock();
+        try {
+            phase = DEAD;
+            recvBuf = null;
+            place.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean receive() {
+        boolean progress = false;
+        try {
+            for (;;) {
+                switch (phase) {
+                    case HEADER -> {
+                        int r = header();
+                        if (r < 0) {
+                            return progress;
+                        }
+                        progress = true;
+                    }
+                    case PAYLOAD -> {
+                        if (!payload()) {
+                            return progress;
+                        }
+                        progress = true;
+                    }
+                    case TRAILER -> {
+                        if (!trailer()) {
+                            return progress;
+                        }
+                        progress = true;
+                    }
+                    default -> {
+                        return progress;
+                    }
+                }
+            }
+        } catch (EndOfStream e) {
+            if (phase == HEADER && in.remaining() == 0 && recvBuf == null) {
+                end(EOF, "peer closed the connection");
+            } else {
+                end(BROKEN, "stream ended inside an FPDU");
+            }
+            return true;
+        } catch (IOException e) {
+            end(BROKEN, "receive failed: " + e.getMessage());
+            return true;
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            // Registered memory whose arena the consumer closed under an incoming message.
+            terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_LOCAL_CATASTROPHIC, Terminate.RDMAP_CATASTROPHIC_STREAM,
+                    "target memory went away: " + e.getMessage());
+            return true;
+        }
+    }
+
+    /** Reads until {@code need} bytes are staged. @return false when the socket has no more now */
+    private boolean fill(int need) throws IOException {
+        while (in.remaining() < need) {
+            in.compact();
+            int limit = bulk ? Math.max(need, Math.min(in.position() + BULK_READ, in.capacity())) : in.capacity();
+            in.limit(Math.max(limit, in.position()));
+            int n = ch.read(in);
+            in.flip();
+            if (n < 0) {
+                throw new EndOfStream();
+            }
+            if (n == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return -1 when more bytes are needed, else 0 (moved to the next phase or died) */
+    private int header() throws IOException {
+        if (!fill(Ddp.LENGTH_FIELD + 2)) {
+            return -1;
+        }
+        int p = in.position();
+        int ulpdu = in.getShort(p) & 0xFFFF;
+        int ctrl = in.get(p + 2) & 0xFF;
+        int rctl = in.get(p + 3) & 0xFF;
+        boolean tagged = (ctrl & Ddp.CTRL_TAGGED) != 0;
+        if ((ctrl & Ddp.CTRL_VERSION_MASK) != Ddp.DDP_VERSION) {
+            return terminate(Terminate.LAYER_DDP, tagged ? Terminate.DDP_TAGGED : Terminate.DDP_UNTAGGED,
+                    tagged ? Terminate.DDP_T_BAD_VERSION : Terminate.DDP_U_BAD_VERSION, "DDP version " + (ctrl & 3));
+        }
+        if ((rctl >>> 6) != Ddp.RDMAP_VERSION) {
+            return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION, Terminate.RDMAP_BAD_VERSION,
+                    "RDMAP version " + (rctl >>> 6));
+        }
+        last = (ctrl & Ddp.CTRL_LAST) != 0;
+        opcode = rctl & 0x0F;
+        int hdr = (tagged ? Ddp.TAGGED_HEADER : Ddp.UNTAGGED_HEADER)
+                + (!tagged && opcode == Ddp.OP_READ_REQUEST ? Ddp.READ_REQUEST_HEADER : 0);
+        if (ulpdu < hdr) {
+            return terminate(Terminate.LAYER_DDP, Terminate.DDP_LOCAL_CATASTROPHIC, 0,
+                    "ULPDU of " + ulpdu + " bytes is shorter than its " + hdr + "-byte header");
+        }
+        if (!fill(Ddp.LENGTH_FIELD + hdr)) {
+            return -1;
+        }
+        payload = ulpdu - hdr;
+        pad = Ddp.pad(ulpdu);
+        int r = tagged ? tagged(p) : untagged(p);
+        if (r != 0) {
+            return r;
+        }
+        if (crc != null) {
+            crc.reset();
+            int lim = in.limit();
+            in.limit(p + Ddp.LENGTH_FIELD + hdr);
+            crc.update(in); // moves position to the end of the header
+            in.limit(lim);
+        }
+        in.position(p + Ddp.LENGTH_FIELD + hdr);
+        remaining = payload;
+        bulk = payload >= DIRECT_MIN;
+        phase = PAYLOAD;
+        return 0;
+    }
+
+    private int tagged(int p) {
+        int stag = in.getInt(p + 4);
+        long to = in.getLong(p + 8);
+        switch (opcode) {
+            case Ddp.OP_WRITE -> {
+                int st = conn.sink.resolveRemote(stag, to, payload, MemPriv.REMOTE_WRITE, region);
+                if (st == RemoteRegion.CLOSED) {
+                    return dead("the endpoint no longer takes RDMA");
+                }
+                if (st != RemoteRegion.OK) {
+                    return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG,
+                            String.format("RDMA Write to STag 0x%08x, TO 0x%x, %d bytes refused", stag, to, payload));
+                }
+                place.contiguous(region.segment(), region.offset());
+                return 0;
+            }
+            case Ddp.OP_READ_RESPONSE -> {
+                WorkRequest wr = tx.readSink(stag);
+                if (wr == null) {
+                    return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG,
+                            String.format("Read Response to STag 0x%08x, which names no outstanding Read", stag));
+                }
+                long len = wr.totalLength();
+                if (to < 0 || to > len || payload > len - to) {
+                    return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_BASE_BOUNDS,
+                            "Read Response outside its sink: TO " + to + ", " + payload + " bytes, sink " + len);
+                }
+                place.vector(wr, to);
+                return 0;
+            }
+            default -> {
+                return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION,
+                        Terminate.RDMAP_UNEXPECTED_OPCODE, "tagged " + Ddp.opcodeName(opcode));
+            }
+        }
+    }
+
+    private int untagged(int p) {
+        int qn = in.getInt(p + 8);
+        int msn = in.getInt(p + 12);
+        int mo = in.getInt(p + 16);
+        if (qn == Ddp.QN_SEND && Ddp.isSend(opcode)) {
+            if (opcode == Ddp.OP_SEND_INVALIDATE || opcode == Ddp.OP_SEND_SE_INVALIDATE) {
+                return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION,
+                        Terminate.RDMAP_UNEXPECTED_OPCODE, Ddp.opcodeName(opcode) + " (not in DAT 1.2)");
+            }
+            if (msn != expectedSendMsn) {
+                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
+                        "Send MSN " + Integer.toUnsignedString(msn) + ", expected " + Integer.toUnsignedString(expectedSendMsn));
+            }
+            if (recvBuf == null) {
+                if (mo != 0) {
+                    return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_MO,
+                            "first segment of a Send at MO " + Integer.toUnsignedString(mo));
+                }
+                ChannelSink sink = conn.sink;
+                RecvBuffer b = sink.takeRecv();
+                if (b == null) {
+                    return stall(sink);
+                }
+                stalled = false;
+                stallSince = 0;
+                recvBuf = b;
+                msgPlaced = 0;
+            } else if (Integer.toUnsignedLong(mo) != msgPlaced) {
+                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_MO,
+                        "Send segment at MO " + Integer.toUnsignedString(mo) + ", expected " + msgPlaced);
+            }
+            if (msgPlaced + payload > recvBuf.totalLength()) {
+                RecvBuffer b = recvBuf;
+                recvBuf = null;
+                conn.sink.completeRecv(b, msgPlaced + payload, false); // DAT_DTO_ERR_LOCAL_LENGTH
+                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_TOO_LONG,
+                        "Send of at least " + (msgPlaced + payload) + " bytes into a " + b.totalLength() + "-byte buffer");
+            }
+            place.vector(recvBuf, msgPlaced);
+            return 0;
+        }
+        if (qn == Ddp.QN_READ_REQUEST && opcode == Ddp.OP_READ_REQUEST) {
+            if (msn != expectedReadMsn) {
+                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
+                        "Read Request MSN " + Integer.toUnsignedString(msn) + ", expected " + Integer.toUnsignedString(expectedReadMsn));
+            }
+            if (!last || mo != 0 || payload != 0) {
+                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_MO,
+                        "Read Request not one whole segment");
+            }
+            rrSinkStag = in.getInt(p + 20);
+            rrSinkTo = in.getLong(p + 24);
+            rrSize = Integer.toUnsignedLong(in.getInt(p + 32));
+            int srcStag = in.getInt(p + 36);
+            long srcTo = in.getLong(p + 40);
+            if (!tx.readResponseRoom()) {
+                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
+                        "more incoming RDMA Reads than the negotiated IRD " + conn.irdLimit);
+            }
+            int st = conn.sink.resolveRemote(srcStag, srcTo, rrSize, MemPriv.REMOTE_READ, region);
+            if (st == RemoteRegion.CLOSED) {
+                return dead("the endpoint no longer takes RDMA");
+            }
+            if (st != RemoteRegion.OK) {
+                return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_INVALID_STAG,
+                        String.format("RDMA Read of STag 0x%08x, TO 0x%x, %d bytes refused", srcStag, srcTo, rrSize));
+            }
+            place.contiguous(scratch, 0); // no payload
+            return 0;
+        }
+        if (qn == Ddp.QN_TERMINATE && opcode == Ddp.OP_TERMINATE) {
+            if (payload < 4 || payload > scratch.byteSize()) {
+                return terminate(Terminate.LAYER_LLP, 0, Terminate.LLP_BAD_FRAME, "Terminate of " + payload + " bytes");
+            }
+            place.contiguous(scratch, 0);
+            return 0;
+        }
+        if (qn != Ddp.QN_SEND && qn != Ddp.QN_READ_REQUEST && qn != Ddp.QN_TERMINATE) {
+            return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_QN,
+                    "queue number " + Integer.toUnsignedString(qn));
+        }
+        return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION, Terminate.RDMAP_UNEXPECTED_OPCODE,
+                Ddp.opcodeName(opcode) + " on queue " + qn);
+    }
+
+    /** No receive buffer for a Send: wait for one (flow control holds the peer) up to the RNR limit. */
+    private int stall(ChannelSink sink) {
+        if (!sink.isAccepting()) {
+            return dead("the endpoint no longer takes messages");
+        }
+        long now = System.nanoTime();
+        if (stallSince == 0) {
+            stallSince = now | 1;
+            stalled = true;
+            conn.readInterest(false);
+        } else if (now - stallSince > RNR_TIMEOUT_NANOS) {
+            stalled = false;
+            return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_NO_BUFFER,
+                    "no receive buffer posted for a Send within " + RNR_TIMEOUT_NANOS / 1_000_000 + " ms");
+        }
+        return -1; // the header stays staged and is parsed again when a buffer is posted
+    }
+
+    private boolean payload() throws IOException {
+        for (;;) {
+            int n = Math.min(remaining, in.remaining());
+            if (n > 0) {
+                int p = in.position();
+                if (crc != null) {
+                    int lim = in.limit();
+                    in.limit(p + n);
+                    crc.update(in);
+                    in.limit(lim);
+                }
+                place.copy(inSeg, p, n);
+                in.position(p + n);
+                remaining -= n;
+            }
+            if (remaining == 0) {
+                phase = TRAILER;
+                return true;
+            }
+            if (remaining >= DIRECT_MIN) {
+                int k = place.read(ch, remaining, crc);
+                if (k < 0) {
+                    throw new EndOfStream();
+                }
+                if (k == 0) {
+                    return false;
+                }
+                remaining -= k;
+            } else if (!fill(1)) {
+                return false;
+            }
+        }
+    }
+
+    private boolean trailer() throws IOException {
+        if (!fill(pad + Ddp.CRC_FIELD)) {
+            return false;
+        }
+        int p = in.position();
+        if (crc != null) {
+            int lim = in.limit();
+            in.limit(p + pad);
+            crc.update(in);
+            in.limit(lim);
+            int wire = Integer.reverseBytes(in.getInt(p + pad)); // sent least-significant byte first
+            if (wire != (int) crc.getValue()) {
+                in.position(p + pad + Ddp.CRC_FIELD);
+                terminate(Terminate.LAYER_LLP, 0, Terminate.LLP_CRC,
+                        String.format("CRC mismatch on %s: wire 0x%08x, computed 0x%08x", Ddp.opcodeName(opcode), wire,
+                                (int) crc.getValue()));
+                return true;
+            }
+        }
+        in.position(p + pad + Ddp.CRC_FIELD);
+        phase = HEADER;
+        complete();
+        return true;
+    }
+
+    /** The FPDU arrived whole (and its CRC matched): what it means. */
+    private void complete() {
+        switch (opcode) {
+            case Ddp.OP_SEND, Ddp.OP_SEND_SE -> {
+                msgPlaced += payload;
+                if (last) {
+                    RecvBuffer b = recvBuf;
+                    recvBuf = null;
+                    expectedSendMsn++;
+                    conn.sink.completeRecv(b, msgPlaced, opcode == Ddp.OP_SEND_SE);
+                    msgPlaced = 0;
+                }
+            }
+            case Ddp.OP_READ_RESPONSE -> {
+                if (last) {
+                    tx.readResponseArrived();
+                }
+            }
+            case Ddp.OP_READ_REQUEST -> {
+                expectedReadMsn++;
+                tx.queueReadResponse(rrSinkStag, rrSinkTo, region.segment(), region.offset(), rrSize);
+            }
+            case Ddp.OP_TERMINATE -> {
+                int word = scratch.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
+                tx.failOldest(Terminate.status(word));
+                end(BROKEN, "peer sent Terminate: " + Terminate.describe(word));
+            }
+            default -> {
+                // RDMA Write: nothing to report at the target.
+            }
+        }
+    }
+
+    private int terminate(int layer, int type, int code, String why) {
+        tx.sendTerminate(Terminate.controlWord(layer, type, code));
+        end(BROKEN, "sent Terminate (" + Terminate.describe(Terminate.controlWord(layer, type, code)) + "): " + why);
+        return 1;
+    }
+
+    private int dead(String why) {
+        phase = DEAD;
+        reason = why;
+        return 1;
+    }
+
+    private void end(int how, String why) {
+        phase = DEAD;
+        outcome = how;
+        reason = why;
+        stalled = false;
+        recvBuf = null; // a message cut short: the core flushes its buffer when the connection closes
+    }
+
+    /** End of stream from a read. */
+    private static final class EndOfStream extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        EndOfStream() {
+            super("end of stream");
+        }
+    }
+}

@@ -1,0 +1,748 @@
+package io.jdat.tcp;
+
+import io.jdat.DtoCompletionStatus;
+import io.jdat.spi.IoVector;
+import io.jdat.spi.WorkRequest;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.GatheringByteChannel;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.zip.CRC32C;
+
+/**
+ * The transmit path of one connection: segments work requests, Read Responses and the odd Terminate into
+ * FPDUs of at most the MULPDU, and writes them to the socket in gathering batches.
+ *
+ * <p>A posting thread writes straight to the socket when nothing is queued; a full socket leaves the rest
+ * of the batch here, and the IA's progress thread (or a polling consumer) finishes it when the socket
+ * drains. Small payloads are copied into a header slot, so a small FPDU is one buffer; a large one goes out
+ * from a view of the registered segment, with no staging copy.
+ *
+ * <p>Completions are reported in submission order ({@link io.jdat.spi.Channel}): Sends and RDMA Writes
+ * when their last byte is in the socket (RDMAP has no end-to-end acknowledgement), RDMA Reads when their
+ * last Read Response arrives, RMR binds in turn. At most the negotiated ORD Reads are outstanding; a Read
+ * beyond it waits, and the requests behind it wait with it.
+ *
+ * <p>Thread confinement: everything here runs under {@link #lock}. The receive path calls in (Read
+ * Responses to send, Reads completed, Terminates) with its own lock held, never the other way round.
+ */
+final class TcpTransmitter {
+    /** Payloads up to this many bytes are copied into the header slot. */
+    static final int SMALL = 1024;
+    /** FPDUs in one gathering write. */
+    private static final int BATCH = 16;
+    private static final int SLOT = Ddp.MAX_HEADER + SMALL + 8;
+    private static final int FPDU_DATA = 0;
+    private static final int FPDU_RESPONSE_END = 1;
+    private static final int FPDU_TERMINATE = 2;
+
+    final ReentrantLock lock = new ReentrantLock();
+    private final TcpConnection conn;
+    private final GatheringByteChannel ch;
+    private final CRC32C crc;
+    private final int mulpdu;
+    private final int ordLimit;
+    private final ByteBuffer[] slots = new ByteBuffer[BATCH];
+    private final MemorySegment[] slotSegs = new MemorySegment[BATCH];
+    private final ByteBuffer trailer;
+    private final ByteBuffer zeros = ByteBuffer.allocateDirect(4);
+    private final SegmentViews views = new SegmentViews();
+
+    // The batch being written: iov[iovFirst, iovCount) is not written yet.
+    private ByteBuffer[] iov = new ByteBuffer[BATCH + 8];
+    private int iovFirst;
+    private int iovCount;
+    private final int[] fpduEnd = new int[BATCH];
+    private final long[] fpduCompletes = new long[BATCH];
+    private final long[] fpduLength = new long[BATCH];
+    private final int[] fpduKind = new int[BATCH];
+    private int fpduCount;
+    private int fpduDone;
+    private boolean largeInBatch;
+    private final MemorySegment[] largeSegs = new MemorySegment[8];
+
+    // Requests submitted and not yet fully sent, with their completion-order index.
+    private WorkRequest[] queue = new WorkRequest[16];
+    private long[] queueOrder = new long[16];
+    private long qHead;
+    private long qTail;
+    private long curOffset;
+
+    // Completion order: every request from submission until reported.
+    private byte[] oDone = new byte[16];
+    private DtoCompletionStatus[] oStatus = new DtoCompletionStatus[16];
+    private long[] oLength = new long[16];
+    private long oHead;
+    private long oTail;
+
+    // Outstanding RDMA Reads (at most ordLimit): tail written here, head advanced by the receive path.
+    private final WorkRequest[] readWr = new WorkRequest[128];
+    private final int[] readStag = new int[128];
+    private final long[] readOrder = new long[128];
+    private volatile long readHead;
+    private volatile long readTail;
+    private final int stagSeed = ThreadLocalRandom.current().nextInt() & 0xFFFFFF00;
+    private int readSeq;
+
+    // Read Responses to send (at most irdLimit).
+    private final ReadResponse[] resp;
+    private volatile long rsHead;
+    private volatile long rsTail;
+    private long respOffset;
+
+    private int sendMsn;
+    private int readMsn;
+    private boolean rtrPending;
+    private boolean terminatePending;
+    private boolean terminateQueued;
+    private int terminateWord;
+    private boolean failed;
+    private boolean closed;
+    /** A thread found the lock held and left work for its holder. */
+    private volatile boolean work;
+
+    /** One incoming RDMA Read to answer. */
+    private static final class ReadResponse {
+        int sinkStag;
+        long sinkTo;
+        MemorySegment segment;
+        long offset;
+        long size;
+    }
+
+    TcpTransmitter(TcpConnection conn, GatheringByteChannel ch, boolean crcOn, int mulpdu, int irdLimit, int ordLimit,
+            boolean rtr) {
+        this.conn = conn;
+        this.ch = ch;
+        this.crc = crcOn ? new CRC32C() : null;
+        this.mulpdu = mulpdu;
+        this.ordLimit = Math.min(Math.max(ordLimit, 1), readWr.length);
+        this.rtrPending = rtr;
+        ByteBuffer area = ByteBuffer.allocateDirect(BATCH * SLOT + 8);
+        for (int i = 0; i < BATCH; i++) {
+            slots[i] = area.slice(i * SLOT, SLOT).order(ByteOrder.BIG_ENDIAN);
+            slotSegs[i] = MemorySegment.ofBuffer(slots[i]);
+        }
+        trailer = area.slice(BATCH * SLOT, 8).order(ByteOrder.BIG_ENDIAN);
+        resp = new ReadResponse[Math.max(irdLimit, 1)];
+    }
+
+    // ------------------------------------------------------------------ entry points
+
+    /** Queues a consumer request and sends what the socket takes. */
+    void submit(WorkRequest wr) {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            long oi = oTail;
+            ensureOrderRoom();
+            oDone[(int) (oi & (oDone.length - 1))] = 0;
+            oTail = oi + 1;
+            if (failed) {
+                markDone(oi, DtoCompletionStatus.ERR_FLUSHED, 0);
+                reportCompletions();
+                return;
+            }
+            ensureQueueRoom();
+            int qi = (int) (qTail & (queue.length - 1));
+            queue[qi] = wr;
+            queueOrder[qi] = oi;
+            qTail++;
+            flushLocked();
+        } finally {
+            lock.unlock();
+        }
+        if (work) {
+            kick();
+        }
+    }
+
+    /** Sends what is queued, if no other thread is doing it; the holder finishes the job otherwise. */
+    void kick() {
+        do {
+            work = true;
+            if (!lock.tryLock()) {
+                return; // the holder reads `work` after unlocking
+            }
+            try {
+                work = false;
+                if (!closed) {
+                    flushLocked();
+                }
+            } finally {
+                lock.unlock();
+            }
+        } while (work);
+    }
+
+    /** Sends the ready-to-receive message first, unless a request already did. */
+    void sendRtrIfPending() {
+        lock.lock();
+        try {
+            if (rtrPending && !closed) {
+                flushLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** True when another incoming RDMA Read fits the negotiated IRD (receive path). */
+    boolean readResponseRoom() {
+        return rsTail - rsHead < resp.length;
+    }
+
+    /** Queues the answer to an incoming RDMA Read the core admitted (receive path). */
+    void queueReadResponse(int sinkStag, long sinkTo, MemorySegment segment, long offset, long size) {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            int i = (int) (rsTail % resp.length);
+            ReadResponse r = resp[i];
+            if (r == null) {
+                r = resp[i] = new ReadResponse();
+            }
+            r.sinkStag = sinkStag;
+            r.sinkTo = sinkTo;
+            r.segment = segment;
+            r.offset = offset;
+            r.size = size;
+            rsTail++;
+            flushLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The Read whose Read Responses carry {@code stag}: the oldest outstanding one, or {@code null} (receive
+     * path; Read Responses arrive in request order).
+     */
+    WorkRequest readSink(int stag) {
+        long h = readHead;
+        if (h == readTail) {
+            return null;
+        }
+        int i = (int) (h & (readWr.length - 1));
+        return readStag[i] == stag ? readWr[i] : null;
+    }
+
+    /** The last Read Response of the oldest Read arrived (receive path). */
+    void readResponseArrived() {
+        lock.lock();
+        try {
+            long h = readHead;
+            int i = (int) (h & (readWr.length - 1));
+            WorkRequest wr = readWr[i];
+            readWr[i] = null;
+            readHead = h + 1;
+            if (closed) {
+                return;
+            }
+            markDone(readOrder[i], DtoCompletionStatus.SUCCESS, wr.totalLength());
+            flushLocked(); // reports it, and sends a Read that waited for an ORD slot
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The peer ended the connection with a Terminate: the oldest unfinished request fails with {@code status}. */
+    void failOldest(DtoCompletionStatus status) {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            failed = true;
+            for (long i = oHead; i < oTail; i++) {
+                if (oDone[(int) (i & (oDone.length - 1))] == 0) {
+                    markDone(i, status, 0);
+                    break;
+                }
+            }
+            reportCompletions();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sends a Terminate after the FPDU in flight, then nothing more (receive path). */
+    void sendTerminate(int word) {
+        lock.lock();
+        try {
+            if (closed || terminateQueued) {
+                return;
+            }
+            terminateQueued = true;
+            terminatePending = true;
+            terminateWord = word;
+            failed = true;
+            flushLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** True once a Terminate was queued: the stream must end with a FIN, not a reset. */
+    boolean terminating() {
+        return terminateQueued;
+    }
+
+    /**
+     * Stops for good: no more completions, nothing more sent except, when {@code finish}, the rest of the
+     * batch in flight if the socket takes it now. Drops every reference to consumer memory.
+     */
+    void close(boolean finish) {
+        lock.lock();
+        try {
+            if (finish && !closed && iovFirst < iovCount) {
+                try {
+                    ch.write(iov, iovFirst, iovCount - iovFirst);
+                } catch (IOException | RuntimeException e) {
+                    // closing anyway
+                }
+            }
+            closed = true;
+            java.util.Arrays.fill(queue, null);
+            java.util.Arrays.fill(readWr, null);
+            java.util.Arrays.fill(oStatus, null);
+            for (ReadResponse r : resp) {
+                if (r != null) {
+                    r.segment = null;
+                }
+            }
+            java.util.Arrays.fill(iov, null);
+            iovFirst = iovCount = 0;
+            views.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ the send loop (lock held)
+
+    private void flushLocked() {
+        try {
+            for (;;) {
+                if (iovFirst < iovCount) {
+                    ch.write(iov, iovFirst, iovCount - iovFirst);
+                    while (iovFirst < iovCount && !iov[iovFirst].hasRemaining()) {
+                        iovFirst++;
+                    }
+                    while (fpduDone < fpduCount && fpduEnd[fpduDone] <= iovFirst) {
+                        written(fpduDone++);
+                    }
+                    if (iovFirst < iovCount) {
+                        conn.writeInterest(true);
+                        break;
+                    }
+                    resetBatch();
+                }
+                if (!buildBatch()) {
+                    conn.writeInterest(false);
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            transmitFailed("send failed: " + e.getMessage());
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            transmitFailed("source memory went away: " + e.getMessage());
+        }
+        reportCompletions();
+    }
+
+    private void transmitFailed(String why) {
+        if (!failed) {
+            failed = true;
+            for (long i = oHead; i < oTail; i++) {
+                if (oDone[(int) (i & (oDone.length - 1))] == 0) {
+                    markDone(i, DtoCompletionStatus.ERR_TRANSPORT, 0);
+                    break;
+                }
+            }
+        }
+        resetBatch();
+        qHead = qTail;
+        conn.transmitterFailed(why);
+    }
+
+    private void resetBatch() {
+        for (int i = 0; i < iovCount; i++) {
+            iov[i] = null;
+        }
+        iovFirst = iovCount = 0;
+        fpduCount = fpduDone = 0;
+        largeInBatch = false;
+    }
+
+    /** The effects of FPDU {@code k} once its last byte is in the socket. */
+    private void written(int k) {
+        if (fpduCompletes[k] >= 0) {
+            markDone(fpduCompletes[k], DtoCompletionStatus.SUCCESS, fpduLength[k]);
+        }
+        if (fpduKind[k] == FPDU_RESPONSE_END) {
+            resp[(int) (rsHead % resp.length)].segment = null;
+            rsHead = rsHead + 1;
+        } else if (fpduKind[k] == FPDU_TERMINATE) {
+            conn.terminateWritten();
+        }
+    }
+
+    /** Fills the next batch. @return false when there is nothing to send */
+    private boolean buildBatch() {
+        while (fpduCount < BATCH && !largeInBatch) {
+            if (rtrPending) {
+                rtrPending = false;
+                // RFC 6581 ready-to-receive: a zero-length RDMA Write, the first FPDU of the stream.
+                ByteBuffer b = slot();
+                taggedHeader(b, Ddp.OP_WRITE, true, 0, 0, 0);
+                finishSmall(b, Ddp.TAGGED_HEADER, -1, 0, FPDU_DATA);
+                continue;
+            }
+            if (terminatePending) {
+                terminatePending = false;
+                ByteBuffer b = slot();
+                untaggedHeader(b, Ddp.OP_TERMINATE, true, Ddp.QN_TERMINATE, 1, 0, 4);
+                b.putInt(Ddp.LENGTH_FIELD + Ddp.UNTAGGED_HEADER, terminateWord);
+                finishSmall(b, Ddp.UNTAGGED_HEADER + 4, -1, 0, FPDU_TERMINATE);
+                return true; // nothing follows a Terminate
+            }
+            if (terminateQueued) {
+                break;
+            }
+            if (rsHead + (fpduCount > 0 ? pendingResponsesInBatch() : 0) < rsTail) {
+                addResponse();
+                continue;
+            }
+            if (qHead == qTail || failed) {
+                break;
+            }
+            int qi = (int) (qHead & (queue.length - 1));
+            WorkRequest wr = queue[qi];
+            long oi = queueOrder[qi];
+            switch (wr.op()) {
+                case RMR_BIND -> {
+                    markDone(oi, DtoCompletionStatus.SUCCESS, 0);
+                    queue[qi] = null;
+                    qHead++;
+                }
+                case SEND -> addData(wr, oi, qi, false);
+                case RDMA_WRITE -> addData(wr, oi, qi, true);
+                case RDMA_READ -> {
+                    if (readTail - readHead >= ordLimit) {
+                        return fpduCount > 0; // waits for an ORD slot; what is batched goes
+                    }
+                    addReadRequest(wr, oi);
+                    queue[qi] = null;
+                    qHead++;
+                }
+                default -> throw new IllegalStateException("unknown op " + wr.op());
+            }
+        }
+        return fpduCount > 0;
+    }
+
+    /** Read Responses already started in this batch (so the ring head is not yet advanced for them). */
+    private int pendingResponsesInBatch() {
+        int n = 0;
+        for (int k = fpduDone; k < fpduCount; k++) {
+            if (fpduKind[k] == FPDU_RESPONSE_END) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void addData(WorkRequest wr, long oi, int qi, boolean tagged) {
+        long total = wr.totalLength();
+        int hdr = tagged ? Ddp.TAGGED_HEADER : Ddp.UNTAGGED_HEADER;
+        long chunk = Math.min(total - curOffset, mulpdu - hdr);
+        boolean last = curOffset + chunk == total;
+        ByteBuffer b = slot();
+        if (tagged) {
+            taggedHeader(b, Ddp.OP_WRITE, last, wr.remoteContext(), wr.remoteAddress() + curOffset, (int) chunk);
+        } else {
+            if (curOffset == 0) {
+                sendMsn++;
+            }
+            untaggedHeader(b, wr.solicited() ? Ddp.OP_SEND_SE : Ddp.OP_SEND, last, Ddp.QN_SEND, sendMsn, (int) curOffset,
+                    (int) chunk);
+        }
+        long done = last ? oi : -1;
+        if (chunk <= SMALL) {
+            gather(wr, curOffset, chunk, slotSegs[fpduCount], Ddp.LENGTH_FIELD + hdr);
+            finishSmall(b, hdr + (int) chunk, done, total, FPDU_DATA);
+        } else {
+            finishLarge(b, hdr, wr, curOffset, (int) chunk, done, total, FPDU_DATA);
+        }
+        if (last) {
+            queue[qi] = null;
+            qHead++;
+            curOffset = 0;
+        } else {
+            curOffset += chunk;
+        }
+    }
+
+    private void addReadRequest(WorkRequest wr, long oi) {
+        int stag = stagSeed | (readSeq++ & 0xFF);
+        long t = readTail;
+        int i = (int) (t & (readWr.length - 1));
+        readWr[i] = wr;
+        readStag[i] = stag;
+        readOrder[i] = oi;
+        readTail = t + 1; // volatile: the receive path may match Read Responses from now on
+        ByteBuffer b = slot();
+        readMsn++;
+        untaggedHeader(b, Ddp.OP_READ_REQUEST, true, Ddp.QN_READ_REQUEST, readMsn, 0, Ddp.READ_REQUEST_HEADER);
+        int p = Ddp.LENGTH_FIELD + Ddp.UNTAGGED_HEADER;
+        b.putInt(p, stag);
+        b.putLong(p + 4, 0L); // sink TO: offsets into the sink's I/O vector
+        b.putInt(p + 12, (int) wr.remoteLength());
+        b.putInt(p + 16, wr.remoteContext());
+        b.putLong(p + 20, wr.remoteAddress());
+        finishSmall(b, Ddp.UNTAGGED_HEADER + Ddp.READ_REQUEST_HEADER, -1, 0, FPDU_DATA);
+    }
+
+    private void addResponse() {
+        long idx = rsHead + pendingResponsesInBatch();
+        ReadResponse r = resp[(int) (idx % resp.length)];
+        long chunk = Math.min(r.size - respOffset, mulpdu - Ddp.TAGGED_HEADER);
+        boolean last = respOffset + chunk == r.size;
+        ByteBuffer b = slot();
+        taggedHeader(b, Ddp.OP_READ_RESPONSE, last, r.sinkStag, r.sinkTo + respOffset, (int) chunk);
+        int kind = last ? FPDU_RESPONSE_END : FPDU_DATA;
+        if (chunk <= SMALL) {
+            if (chunk > 0) {
+                MemorySegment.copy(r.segment, r.offset + respOffset, slotSegs[fpduCount],
+                        Ddp.LENGTH_FIELD + Ddp.TAGGED_HEADER, chunk);
+            }
+            finishSmall(b, Ddp.TAGGED_HEADER + (int) chunk, -1, 0, kind);
+        } else {
+            ByteBuffer hdrBuf = b.limit(Ddp.LENGTH_FIELD + Ddp.TAGGED_HEADER).position(0);
+            int ulpdu = Ddp.TAGGED_HEADER + (int) chunk;
+            ByteBuffer v = views.view(r.segment, r.offset + respOffset, (int) chunk);
+            startLarge(hdrBuf);
+            addPayloadView(v);
+            endLarge(ulpdu, -1, 0, kind);
+        }
+        respOffset = last ? 0 : respOffset + chunk;
+    }
+
+    // ------------------------------------------------------------------ FPDU building
+
+    private ByteBuffer slot() {
+        ByteBuffer b = slots[fpduCount];
+        b.clear();
+        return b;
+    }
+
+    private static void taggedHeader(ByteBuffer b, int opcode, boolean last, int stag, long to, int payload) {
+        b.putShort(0, (short) (Ddp.TAGGED_HEADER + payload));
+        b.put(2, Ddp.ddpControl(true, last));
+        b.put(3, Ddp.rdmapControl(opcode));
+        b.putInt(4, stag);
+        b.putLong(8, to);
+    }
+
+    private static void untaggedHeader(ByteBuffer b, int opcode, boolean last, int qn, int msn, int mo, int payload) {
+        b.putShort(0, (short) (Ddp.UNTAGGED_HEADER + payload)); // a Read Request's 28 bytes count as payload here
+        b.put(2, Ddp.ddpControl(false, last));
+        b.put(3, Ddp.rdmapControl(opcode));
+        b.putInt(4, 0);
+        b.putInt(8, qn);
+        b.putInt(12, msn);
+        b.putInt(16, mo);
+    }
+
+    /** Pads, CRCs and queues a one-buffer FPDU whose ULPDU ({@code ulpdu} bytes) is in {@code b}. */
+    private void finishSmall(ByteBuffer b, int ulpdu, long completes, long length, int kind) {
+        int end = Ddp.LENGTH_FIELD + ulpdu;
+        int pad = Ddp.pad(ulpdu);
+        for (int i = 0; i < pad; i++) {
+            b.put(end + i, (byte) 0);
+        }
+        end += pad;
+        int value = 0;
+        if (crc != null) {
+            crc.reset();
+            b.limit(end).position(0);
+            crc.update(b);
+            value = (int) crc.getValue();
+        }
+        b.putInt(end, Integer.reverseBytes(value)); // least-significant byte first, as siw
+        b.limit(end + Ddp.CRC_FIELD).position(0);
+        addIov(b);
+        endFpdu(completes, length, kind);
+    }
+
+    private void finishLarge(ByteBuffer b, int hdr, IoVector v, long offset, int chunk, long completes, long length,
+            int kind) {
+        b.limit(Ddp.LENGTH_FIELD + hdr).position(0);
+        startLarge(b);
+        long skip = offset;
+        long left = chunk;
+        int used = 0;
+        for (int i = 0; i < v.count() && left > 0; i++) {
+            long len = v.length(i);
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            int n = (int) Math.min(len - skip, left);
+            MemorySegment seg = v.segment(i);
+            boolean twice = false;
+            for (int k = 0; k < used; k++) {
+                twice |= largeSegs[k] == seg;
+            }
+            ByteBuffer view;
+            if (twice || used == largeSegs.length) {
+                view = SegmentViews.freshView(seg, v.offset(i) + skip, n);
+            } else {
+                largeSegs[used++] = seg;
+                view = views.view(seg, v.offset(i) + skip, n);
+            }
+            addPayloadView(view);
+            left -= n;
+            skip = 0;
+        }
+        for (int k = 0; k < used; k++) {
+            largeSegs[k] = null;
+        }
+        endLarge(hdr + chunk, completes, length, kind);
+    }
+
+    private void startLarge(ByteBuffer header) {
+        if (crc != null) {
+            crc.reset();
+            crc.update(header);
+            header.position(0);
+        }
+        addIov(header);
+    }
+
+    private void addPayloadView(ByteBuffer view) {
+        if (crc != null) {
+            int p = view.position();
+            crc.update(view);
+            view.position(p);
+        }
+        addIov(view);
+    }
+
+    private void endLarge(int ulpdu, long completes, long length, int kind) {
+        int pad = Ddp.pad(ulpdu);
+        trailer.clear();
+        for (int i = 0; i < pad; i++) {
+            trailer.put(i, (byte) 0);
+        }
+        int value = 0;
+        if (crc != null) {
+            zeros.clear().limit(pad);
+            crc.update(zeros);
+            value = (int) crc.getValue();
+        }
+        trailer.putInt(pad, Integer.reverseBytes(value));
+        trailer.limit(pad + Ddp.CRC_FIELD).position(0);
+        addIov(trailer);
+        largeInBatch = true;
+        endFpdu(completes, length, kind);
+    }
+
+    private void addIov(ByteBuffer b) {
+        if (iovCount == iov.length) {
+            iov = java.util.Arrays.copyOf(iov, iov.length * 2);
+        }
+        iov[iovCount++] = b;
+    }
+
+    private void endFpdu(long completes, long length, int kind) {
+        fpduEnd[fpduCount] = iovCount;
+        fpduCompletes[fpduCount] = completes;
+        fpduLength[fpduCount] = length;
+        fpduKind[fpduCount] = kind;
+        fpduCount++;
+    }
+
+    /** Copies {@code n} bytes from {@code offset} of the vector into {@code dst} at {@code dstOffset}. */
+    private static void gather(IoVector v, long offset, long n, MemorySegment dst, long dstOffset) {
+        long skip = offset;
+        for (int i = 0; i < v.count() && n > 0; i++) {
+            long len = v.length(i);
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            long k = Math.min(len - skip, n);
+            MemorySegment.copy(v.segment(i), v.offset(i) + skip, dst, dstOffset, k);
+            dstOffset += k;
+            n -= k;
+            skip = 0;
+        }
+    }
+
+    // ------------------------------------------------------------------ completion order
+
+    private void markDone(long oi, DtoCompletionStatus status, long length) {
+        int i = (int) (oi & (oDone.length - 1));
+        oDone[i] = 1;
+        oStatus[i] = status;
+        oLength[i] = length;
+    }
+
+    /** Reports finished requests from the oldest on, stopping at the first unfinished one. */
+    private void reportCompletions() {
+        while (oHead < oTail && !closed) {
+            int i = (int) (oHead & (oDone.length - 1));
+            if (oDone[i] == 0) {
+                return;
+            }
+            DtoCompletionStatus st = oStatus[i];
+            oStatus[i] = null;
+            oHead++;
+            conn.sink.requestCompleted(st, oLength[i]);
+        }
+    }
+
+    private void ensureOrderRoom() {
+        if (oTail - oHead < oDone.length) {
+            return;
+        }
+        int n = oDone.length;
+        byte[] d = new byte[n * 2];
+        DtoCompletionStatus[] s = new DtoCompletionStatus[n * 2];
+        long[] l = new long[n * 2];
+        for (long i = oHead; i < oTail; i++) {
+            int from = (int) (i & (n - 1));
+            int to = (int) (i & (2 * n - 1));
+            d[to] = oDone[from];
+            s[to] = oStatus[from];
+            l[to] = oLength[from];
+        }
+        oDone = d;
+        oStatus = s;
+        oLength = l;
+    }
+
+    private void ensureQueueRoom() {
+        if (qTail - qHead < queue.length) {
+            return;
+        }
+        int n = queue.length;
+        WorkRequest[] q = new WorkRequest[n * 2];
+        long[] o = new long[n * 2];
+        for (long i = qHead; i < qTail; i++) {
+            q[(int) (i & (2 * n - 1))] = queue[(int) (i & (n - 1))];
+            o[(int) (i & (2 * n - 1))] = queueOrder[(int) (i & (n - 1))];
+        }
+        queue = q;
+        queueOrder = o;
+    }
+}

@@ -1,0 +1,145 @@
+package io.jdat.tcp;
+
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
+import io.jdat.Qos;
+import io.jdat.spi.ActiveHandler;
+import io.jdat.spi.IncomingHandler;
+import io.jdat.spi.Transport;
+import io.jdat.spi.TransportLimits;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The {@code tcp} transport of one open IA: its listeners ({@link TcpListener}), its connection attempts
+ * ({@link MpaActive}), its connections ({@link TcpConnection}) and their progress thread
+ * ({@link TcpProgress}).
+ *
+ * <p>Set the system property {@code jdat.tcp.trace=true} to have connection events printed to stderr.
+ */
+final class TcpTransport implements Transport {
+    /** Messages and RDMA up to 1 GiB; the configured private data; IRD and ORD up to 64. */
+    static final long MAX_TRANSFER = 1L << 30;
+    static final int MAX_READ_DEPTH = 64;
+    private static final boolean TRACE = Boolean.getBoolean("jdat.tcp.trace");
+
+    final TcpConfig config;
+    final TcpProgress progress;
+    private final InetSocketAddress address;
+    private final TransportLimits limits;
+    final Set<TcpListener> listeners = ConcurrentHashMap.newKeySet();
+    final Set<MpaActive> attempts = ConcurrentHashMap.newKeySet();
+    final Set<MpaPassive> incoming = ConcurrentHashMap.newKeySet();
+    final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    TcpTransport(String iaName, TcpConfig config) {
+        this.config = config;
+        InetAddress host = config.bindHost();
+        if (host.isAnyLocalAddress()) {
+            try {
+                host = InetAddress.getLocalHost();
+            } catch (UnknownHostException e) {
+                host = InetAddress.getLoopbackAddress();
+            }
+        }
+        this.address = new InetSocketAddress(host, 0);
+        this.limits = new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, config.maxPd(), MAX_READ_DEPTH, MAX_READ_DEPTH,
+                Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT, "tcp");
+        this.progress = new TcpProgress(iaName);
+    }
+
+    @Override
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    @Override
+    public TransportLimits limits() {
+        return limits;
+    }
+
+    @Override
+    public boolean isValidAddress(SocketAddress a) {
+        return a instanceof InetSocketAddress i && !i.isUnresolved();
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    @Override
+    public Listener listen(long connQual, boolean any, IncomingHandler handler) {
+        if (!any && (connQual <= 0 || connQual > 65535)) {
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE,
+                    "connection qualifier " + connQual + " is not a TCP port (1..65535)");
+        }
+        try {
+            TcpListener l = new TcpListener(this, new InetSocketAddress(config.bindHost(), any ? 0 : (int) connQual),
+                    handler);
+            listeners.add(l);
+            return l;
+        } catch (BindException e) {
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("in use")) {
+                throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "TCP port " + connQual + " is in use");
+            }
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "cannot listen on TCP port " + connQual + ": " + m);
+        } catch (IOException e) {
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "cannot listen: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public ConnectAttempt connect(SocketAddress remote, long remoteConnQual, byte[] privateData, int ird, int ord,
+            ActiveHandler handler) {
+        InetSocketAddress r = (InetSocketAddress) remote;
+        return MpaActive.start(this, new InetSocketAddress(r.getAddress(), (int) remoteConnQual), privateData,
+                ird, ord, handler);
+    }
+
+    @Override
+    public boolean progress() {
+        return progress.poll();
+    }
+
+    @Override
+    public void pollerIdle() {
+        progress.pollerIdle();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (TcpListener l : listeners) {
+            l.close();
+        }
+        for (MpaActive a : attempts) {
+            a.cancel();
+        }
+        for (MpaPassive p : incoming) {
+            p.abort();
+        }
+        for (TcpConnection c : connections) {
+            c.abandon();
+        }
+        progress.shutdown();
+    }
+
+    void trace(Object who, String what) {
+        if (TRACE) {
+            System.err.println("jdat-tcp " + who + ": " + what);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TcpTransport[" + address + "]";
+    }
+}
