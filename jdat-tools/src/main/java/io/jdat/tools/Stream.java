@@ -200,6 +200,14 @@ record Stream(Kind kind, long size) implements Measurement {
                     }
                 }
             }
+            if (kind == Kind.WRITE) {
+                // An RDMA Write completes at the initiator once the transport has its bytes (iWARP has no
+                // end-to-end acknowledgement); a Read behind the writes returns only after they are placed
+                // at the target, so the round ends with one.
+                ep.postRdmaRead(1, s.iov(l.small(BufferLayout.SMALL_SLOTS - 1), 8), n,
+                        s.remote(l.small(BufferLayout.SMALL_SLOTS - 1), 8), CompletionFlags.DEFAULT);
+                s.poller.dto(reqEvd, n, 8, what + " fence");
+            }
             nanos = System.nanoTime() - t0;
             bytes = n * size;
             s.sync.await(what + " done");

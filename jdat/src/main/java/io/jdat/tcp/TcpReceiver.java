@@ -178,6 +178,11 @@ final class TcpReceiver {
                             return progress;
                         }
                         progress = true;
+                        if (in.remaining() == 0) {
+                            // An FPDU ended with nothing more staged: let the caller see its completion now
+                            // instead of paying for a read that most likely finds nothing.
+                            return true;
+                        }
                     }
                     default -> {
                         return progress;
@@ -205,7 +210,11 @@ final class TcpReceiver {
     /** Reads until {@code need} bytes are staged. @return false when the socket has no more now */
     private boolean fill(int need) throws IOException {
         while (in.remaining() < need) {
-            in.compact();
+            if (in.hasRemaining()) {
+                in.compact();
+            } else {
+                in.clear();
+            }
             int limit = bulk ? Math.max(need, Math.min(in.position() + BULK_READ, in.capacity())) : in.capacity();
             in.limit(Math.max(limit, in.position()));
             int n = ch.read(in);
@@ -249,6 +258,7 @@ final class TcpReceiver {
         if (!fill(Ddp.LENGTH_FIELD + hdr)) {
             return -1;
         }
+        p = in.position(); // fill() may have compacted the staging buffer
         payload = ulpdu - hdr;
         pad = Ddp.pad(ulpdu);
         int r = tagged ? tagged(p) : untagged(p);

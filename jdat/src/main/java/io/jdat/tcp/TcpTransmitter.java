@@ -332,7 +332,11 @@ final class TcpTransmitter {
         try {
             for (;;) {
                 if (iovFirst < iovCount) {
-                    ch.write(iov, iovFirst, iovCount - iovFirst);
+                    if (iovCount - iovFirst == 1) {
+                        ch.write(iov[iovFirst]); // one small FPDU: the plain write is cheaper than writev
+                    } else {
+                        ch.write(iov, iovFirst, iovCount - iovFirst);
+                    }
                     while (iovFirst < iovCount && !iov[iovFirst].hasRemaining()) {
                         iovFirst++;
                     }

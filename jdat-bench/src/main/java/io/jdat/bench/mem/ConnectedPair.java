@@ -23,13 +23,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Benchmark set-up shared by the {@code mem} benchmarks: two IAs on the embedded provider, each with a
+ * Benchmark set-up shared by the {@code mem} and {@code tcp} benchmarks: two IAs of one provider, each with a
  * PZ, a receive EVD, a request EVD, a connect EVD, one EP and one registered buffer, connected through a
  * PSP. Not a benchmark itself.
  */
-final class ConnectedPair implements AutoCloseable {
+public final class ConnectedPair implements AutoCloseable {
     /** One end. */
-    static final class End {
+    public static final class End {
         final InterfaceAdapter ia;
         final ProtectionZone pz;
         final EventDispatcher recvEvd;
@@ -39,8 +39,8 @@ final class ConnectedPair implements AutoCloseable {
         final MemorySegment buf;
         final Lmr lmr;
 
-        End(Arena arena, long bufBytes, int depth) {
-            ia = InterfaceAdapter.open("mem", 16, null);
+        End(String iaName, Arena arena, long bufBytes, int depth) {
+            ia = InterfaceAdapter.open(iaName, 16, null);
             pz = ProtectionZone.create(ia);
             recvEvd = EventDispatcher.create(ia, depth * 2, null, EvdFlags.DTO);
             reqEvd = EventDispatcher.create(ia, depth * 2, null, EvdFlags.DTO);
@@ -66,15 +66,29 @@ final class ConnectedPair implements AutoCloseable {
     final End server;
 
     ConnectedPair(long bufBytes, int depth) {
-        client = new End(arena, bufBytes, depth);
-        server = new End(arena, bufBytes, depth);
+        this("mem", bufBytes, depth);
+    }
+
+    /** Two IAs opened as {@code iaName}; any provider ({@code mem} listens on a fixed qualifier, others on any). */
+    public ConnectedPair(String iaName, long bufBytes, int depth) {
+        client = new End(iaName, arena, bufBytes, depth);
+        server = new End(iaName, arena, bufBytes, depth);
         EventDispatcher crEvd = EventDispatcher.create(server.ia, 8, null, EvdFlags.CR);
         long qual;
         synchronized (ConnectedPair.class) {
             qual = nextQual++;
         }
-        PublicServicePoint psp = PublicServicePoint.create(server.ia, qual, crEvd, PspFlags.CONSUMER);
-        client.ep.connect(MemAddress.of("mem"), qual, 5_000_000, 0, null, Qos.BEST_EFFORT, 0);
+        PublicServicePoint psp;
+        java.net.SocketAddress to;
+        if (iaName.equals("mem")) {
+            psp = PublicServicePoint.create(server.ia, qual, crEvd, PspFlags.CONSUMER);
+            to = MemAddress.of("mem");
+        } else {
+            psp = PublicServicePoint.createAny(server.ia, crEvd, PspFlags.CONSUMER);
+            qual = psp.connQual();
+            to = server.ia.query(io.jdat.IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+        }
+        client.ep.connect(to, qual, 5_000_000, 0, null, Qos.BEST_EFFORT, 0);
         DatEvent e = new DatEvent();
         if (!crEvd.waitFor(5_000_000, 1, e)) {
             throw new IllegalStateException("no connection request");
@@ -84,6 +98,16 @@ final class ConnectedPair implements AutoCloseable {
         server.expect(EventNumber.CONNECTION_EVENT_ESTABLISHED);
         client.expect(EventNumber.CONNECTION_EVENT_ESTABLISHED);
         psp.free();
+    }
+
+    /** The client end. */
+    public End client() {
+        return client;
+    }
+
+    /** The server end. */
+    public End server() {
+        return server;
     }
 
     @Override

@@ -42,21 +42,58 @@ public class RdmaWriteBandwidthBench {
     private LmrTriplet[] local;
     private RmrTriplet remote;
     private final DatEvent event = new DatEvent();
+    private Thread target;
+    private volatile boolean stop;
+
+    /** The IA name both sides open; subclasses for other providers override it. */
+    protected String iaName() {
+        return "mem";
+    }
 
     /** Connects the two EPs. */
     @Setup(Level.Trial)
     public void setUp() {
-        conn = new ConnectedPair(SIZE, 16);
+        conn = new ConnectedPair(iaName(), SIZE, 16);
         conn.client.buf.fill((byte) 1);
         conn.server.buf.fill((byte) 2);
         local = new LmrTriplet[] {conn.client.lmr.triplet(0, SIZE)};
         remote = conn.server.lmr.remoteTriplet(0, SIZE);
+        if (pollsTarget()) {
+            startTargetPoller();
+        }
+    }
+
+    /**
+     * True when the target needs a thread of its own to take the bytes in (a software transport: the
+     * consumer-driven progress of a busy receiver, like the draining thread of the raw NIO stream).
+     */
+    protected boolean pollsTarget() {
+        return false;
     }
 
     /** Closes both IAs. */
     @TearDown(Level.Trial)
-    public void tearDown() {
+    public void tearDown() throws InterruptedException {
+        stop = true;
+        if (target != null) {
+            target.join(10_000);
+        }
         conn.close();
+    }
+
+    private void startTargetPoller() {
+        ConnectedPair.End s = conn.server;
+        target = new Thread(() -> {
+            DatEvent e = new DatEvent();
+            while (!stop) {
+                if (s.recvEvd.dequeue(e)) {
+                    throw new IllegalStateException("unexpected event at the RDMA Write target: " + e);
+                }
+                Thread.onSpinWait();
+            }
+        }, "target-progress");
+        target.setDaemon(true);
+        target.start();
     }
 
     /** One RDMA Write and its completion. */

@@ -52,10 +52,15 @@ public class SendRecvPingPongBench {
     private Thread pong;
     private final AtomicBoolean stop = new AtomicBoolean();
 
+    /** The IA name both sides open; subclasses for other providers override it. */
+    protected String iaName() {
+        return "mem";
+    }
+
     /** Connects the two EPs and starts the echo thread. */
     @Setup(Level.Trial)
     public void setUp() {
-        conn = new ConnectedPair(1 << 20, 64);
+        conn = new ConnectedPair(iaName(), 1 << 20, 64);
         clientSend = new LmrTriplet[] {conn.client.lmr.triplet(0, size)};
         clientRecv = new LmrTriplet[] {conn.client.lmr.triplet(8192, size)};
         LmrTriplet[] serverSend = {conn.server.lmr.triplet(0, size)};
