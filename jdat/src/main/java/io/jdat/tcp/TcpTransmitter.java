@@ -577,8 +577,8 @@ final class TcpTransmitter {
             crc.update(b);
             value = (int) crc.getValue();
         }
+        b.limit(end + Ddp.CRC_FIELD).position(0); // the CRC pass above left the limit at the CRC field
         b.putInt(end, Integer.reverseBytes(value)); // least-significant byte first, as siw
-        b.limit(end + Ddp.CRC_FIELD).position(0);
         addIov(b);
         endFpdu(completes, length, kind);
     }
