@@ -292,7 +292,7 @@ final class TcpReceiver {
                     return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG,
                             String.format("Read Response to STag 0x%08x, which names no outstanding Read", stag));
                 }
-                long len = wr.totalLength();
+                long len = wr.remoteLength(); // what the Read asked for; the sink may be longer
                 if (to < 0 || to > len || payload > len - to) {
                     return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_BASE_BOUNDS,
                             "Read Response outside its sink: TO " + to + ", " + payload + " bytes, sink " + len);

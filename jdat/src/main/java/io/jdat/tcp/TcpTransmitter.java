@@ -246,7 +246,7 @@ final class TcpTransmitter {
             if (closed) {
                 return;
             }
-            markDone(readOrder[i], DtoCompletionStatus.SUCCESS, wr.totalLength());
+            markDone(readOrder[i], DtoCompletionStatus.SUCCESS, wr.remoteLength()); // bytes read, not the sink's size
             flushLocked(); // reports it, and sends a Read that waited for an ORD slot
         } finally {
             lock.unlock();
