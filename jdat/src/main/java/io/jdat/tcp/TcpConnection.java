@@ -62,10 +62,13 @@ final class TcpConnection implements Channel {
         this.rx = new TcpReceiver(this, ch, tx, crc);
     }
 
-    /** Starts moving bytes for {@code s}: the RTR goes first, then the progress thread watches the socket. */
+    /**
+     * Starts moving bytes for {@code s}: the RTR goes first, then the progress thread watches the socket.
+     * The core may already have submitted requests (it reports ESTABLISHED before it returns the sink).
+     */
     void start(ChannelSink s) {
         sink = s;
-        tx.sendRtrIfPending();
+        tx.start();
         transport.progress.add(this);
     }
 

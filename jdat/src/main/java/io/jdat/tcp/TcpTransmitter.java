@@ -1,6 +1,7 @@
 package io.jdat.tcp;
 
 import io.jdat.DtoCompletionStatus;
+import io.jdat.spi.ChannelSink;
 import io.jdat.spi.IoVector;
 import io.jdat.spi.WorkRequest;
 import java.io.IOException;
@@ -180,11 +181,14 @@ final class TcpTransmitter {
         } while (work);
     }
 
-    /** Sends the ready-to-receive message first, unless a request already did. */
-    void sendRtrIfPending() {
+    /**
+     * The sink is known: sends the ready-to-receive message first, unless a request already did, and
+     * reports what requests submitted meanwhile finished.
+     */
+    void start() {
         lock.lock();
         try {
-            if (rtrPending && !closed) {
+            if (!closed) {
                 flushLocked();
             }
         } finally {
@@ -697,8 +701,15 @@ final class TcpTransmitter {
         oLength[i] = length;
     }
 
-    /** Reports finished requests from the oldest on, stopping at the first unfinished one. */
+    /**
+     * Reports finished requests from the oldest on, stopping at the first unfinished one. Nothing before
+     * {@link TcpConnection#start} gave the sink: the core may submit as soon as it reported ESTABLISHED.
+     */
     private void reportCompletions() {
+        ChannelSink sink = conn.sink;
+        if (sink == null) {
+            return;
+        }
         while (oHead < oTail && !closed) {
             int i = (int) (oHead & (oDone.length - 1));
             if (oDone[i] == 0) {
@@ -707,7 +718,7 @@ final class TcpTransmitter {
             DtoCompletionStatus st = oStatus[i];
             oStatus[i] = null;
             oHead++;
-            conn.sink.requestCompleted(st, oLength[i]);
+            sink.requestCompleted(st, oLength[i]);
         }
     }
 
