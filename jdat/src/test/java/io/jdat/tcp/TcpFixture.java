@@ -351,6 +351,153 @@ final class TcpFixture {
         return new Frame(key, flags, rev, pd);
     }
 
+    // ------------------------------------------------------------------ raw FPDUs
+
+    /** A received FPDU: its ULPDU (DDP segment) and whether its CRC field matched. */
+    record Fpdu(byte[] ulpdu, int crcWire, int crcComputed) {
+        int ddpControl() {
+            return ulpdu[0] & 0xFF;
+        }
+
+        int opcode() {
+            return ulpdu[1] & 0x0F;
+        }
+
+        int rdmapVersion() {
+            return (ulpdu[1] & 0xFF) >>> 6;
+        }
+
+        boolean tagged() {
+            return (ddpControl() & 0x80) != 0;
+        }
+
+        boolean last() {
+            return (ddpControl() & 0x40) != 0;
+        }
+
+        int word(int at) {
+            return ByteBuffer.wrap(ulpdu).getInt(at);
+        }
+
+        /** Untagged: queue number, MSN, MO. */
+        int qn() {
+            return word(6);
+        }
+
+        int msn() {
+            return word(10);
+        }
+
+        int mo() {
+            return word(14);
+        }
+
+        /** The payload after an untagged header. */
+        byte[] untaggedPayload() {
+            return java.util.Arrays.copyOfRange(ulpdu, 18, ulpdu.length);
+        }
+    }
+
+    /** CRC32c as MPA puts it on the wire: over length, ULPDU and pad, least-significant byte first. */
+    static int crc(byte[] fpdu, int n) {
+        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        c.update(fpdu, 0, n);
+        return (int) c.getValue();
+    }
+
+    /** An untagged FPDU (Send, Terminate) with a CRC field (0 when {@code withCrc} is false). */
+    static byte[] untaggedFpdu(int opcode, boolean last, int qn, int msn, int mo, byte[] payload, boolean withCrc) {
+        int ulpdu = 18 + payload.length;
+        int pad = (-(2 + ulpdu)) & 3;
+        ByteBuffer b = ByteBuffer.allocate(2 + ulpdu + pad + 4);
+        b.putShort((short) ulpdu).put((byte) ((last ? 0x40 : 0) | 1)).put((byte) (0x40 | opcode)).putInt(0).putInt(qn)
+                .putInt(msn).putInt(mo).put(payload);
+        b.position(2 + ulpdu + pad);
+        int value = withCrc ? crc(b.array(), 2 + ulpdu + pad) : 0;
+        b.order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(value);
+        return b.array();
+    }
+
+    /** Reads one FPDU. */
+    static Fpdu readFpdu(DataInputStream in) throws IOException {
+        int ulpdu = in.readUnsignedShort();
+        int pad = (-(2 + ulpdu)) & 3;
+        byte[] all = new byte[2 + ulpdu + pad + 4];
+        all[0] = (byte) (ulpdu >>> 8);
+        all[1] = (byte) ulpdu;
+        in.readFully(all, 2, all.length - 2);
+        int wire = ByteBuffer.wrap(all, all.length - 4, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt();
+        return new Fpdu(java.util.Arrays.copyOfRange(all, 2, 2 + ulpdu), wire, crc(all, all.length - 4));
+    }
+
+    // ------------------------------------------------------------------ raw sockets
+
+    /** Something to run on a raw socket. */
+    interface SocketTask {
+        void run(java.net.Socket s) throws Exception;
+    }
+
+    /**
+     * A raw TCP server on loopback that accepts one connection and runs {@code task} on it (virtual thread);
+     * the socket stays open until {@link #close}.
+     */
+    static final class RawServer implements AutoCloseable {
+        final java.net.ServerSocket server;
+        private final Thread thread;
+        private final List<java.net.Socket> sockets = java.util.Collections.synchronizedList(new ArrayList<>());
+        private volatile boolean closing;
+        volatile Throwable failure;
+
+        RawServer(SocketTask task) throws IOException {
+            server = new java.net.ServerSocket(0, 16, java.net.InetAddress.getLoopbackAddress());
+            thread = Thread.ofVirtual().name("raw-server").start(() -> {
+                try {
+                    java.net.Socket s = server.accept();
+                    sockets.add(s);
+                    s.setSoTimeout(10_000);
+                    task.run(s);
+                } catch (Throwable t) {
+                    if (!closing) {
+                        failure = t;
+                    }
+                }
+            });
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        /** Waits for the task to end and rethrows what it threw. */
+        void join() throws Exception {
+            thread.join(10_000);
+            if (failure != null) {
+                throw new AssertionError("raw server: " + failure, failure);
+            }
+        }
+
+        @Override
+        public void close() throws IOException, InterruptedException {
+            closing = true;
+            server.close();
+            synchronized (sockets) {
+                for (java.net.Socket s : sockets) {
+                    s.close();
+                }
+            }
+            thread.interrupt();
+            thread.join(5_000);
+        }
+    }
+
+    /** A raw client socket to {@code port} on loopback, with a 10 s read timeout. */
+    static java.net.Socket rawClient(long port) throws IOException {
+        java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), (int) port);
+        s.setSoTimeout(10_000);
+        s.setTcpNoDelay(true);
+        return s;
+    }
+
     /** A free TCP port on loopback (nothing listens on it once this returns). */
     static int freePort() throws IOException {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
