@@ -493,7 +493,7 @@ final class TcpReceiver {
             }
             case Ddp.OP_TERMINATE -> {
                 int word = scratch.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
-                tx.failOldest(Terminate.status(word));
+                tx.peerTerminated(word);
                 end(BROKEN, "peer sent Terminate: " + Terminate.describe(word));
             }
             default -> {

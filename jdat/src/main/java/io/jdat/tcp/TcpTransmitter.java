@@ -257,23 +257,38 @@ final class TcpTransmitter {
         }
     }
 
-    /** The peer ended the connection with a Terminate: the oldest unfinished request fails with {@code status}. */
-    void failOldest(DtoCompletionStatus status) {
+    /**
+     * The peer ended the connection with the Terminate {@code word} (receive path). It names a request of
+     * ours only when it answers a Read Request (an RDMAP remote protection error): then the oldest
+     * outstanding Read fails with the Terminate's status. Sends and Writes completed when their bytes were
+     * in the socket, so the Terminate of one of them names nothing unreported. Every other unreported
+     * request is flushed: the peer took nothing after the message it refused (DSC-05).
+     */
+    void peerTerminated(int word) {
         lock.lock();
         try {
             if (closed) {
                 return;
             }
             failed = true;
-            for (long i = oHead; i < oTail; i++) {
-                if (oDone[(int) (i & (oDone.length - 1))] == 0) {
-                    markDone(i, status, 0);
-                    break;
-                }
-            }
+            boolean readRefused = Terminate.layer(word) == Terminate.LAYER_RDMAP
+                    && Terminate.errorType(word) == Terminate.RDMAP_REMOTE_PROTECTION;
+            long culprit = readRefused && readHead != readTail ? readOrder[(int) (readHead & (readWr.length - 1))] : -1;
+            failUnreported(culprit, Terminate.status(word));
             reportCompletions();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Fails every request not reported yet, done or not: {@code culprit} with {@code status}, the others with
+     * {@code DAT_DTO_ERR_FLUSHED} (DSC-05: once one fails, every later one fails, even if its bytes were
+     * already written).
+     */
+    private void failUnreported(long culprit, DtoCompletionStatus status) {
+        for (long i = oHead; i < oTail; i++) {
+            markDone(i, i == culprit ? status : DtoCompletionStatus.ERR_FLUSHED, 0);
         }
     }
 
@@ -365,12 +380,13 @@ final class TcpTransmitter {
     private void transmitFailed(String why) {
         if (!failed) {
             failed = true;
-            for (long i = oHead; i < oTail; i++) {
+            long culprit = -1;
+            for (long i = oHead; i < oTail && culprit < 0; i++) {
                 if (oDone[(int) (i & (oDone.length - 1))] == 0) {
-                    markDone(i, DtoCompletionStatus.ERR_TRANSPORT, 0);
-                    break;
+                    culprit = i;
                 }
             }
+            failUnreported(culprit, DtoCompletionStatus.ERR_TRANSPORT);
         }
         resetBatch();
         qHead = qTail;
