@@ -103,7 +103,8 @@ final class TcpConnection implements Channel {
     public void recvPosted() {
         if (rx.stalled()) {
             readInterest(true);
-            transport.progress.wake();
+            // The waiting Send may be staged whole, so no read readiness will come: run a receive pass.
+            transport.progress.execute(rx::poll);
         }
     }
 
