@@ -150,6 +150,92 @@ class TcpConnectTest {
         }
     }
 
+    @Test
+    @DisplayName("CON-02 CON-09 EPQ-05: an EP connects to a PSP of its own IA (both ends on one progress thread),"
+            + " and dat_ep_dup_connect reaches the same PSP again; both connections carry data")
+    void sameIaAndDupConnect() {
+        try (Node node = new Node(TcpTesting.LO)) {
+            PublicServicePoint psp = node.listen();
+            Ep a = node.ep();
+            Ep b = node.ep();
+            Ep dup = node.ep();
+            Ep b2 = node.ep();
+            TcpFixture.connect(a, b, psp);
+            dup.ep.dupConnect(a.ep, WAIT_US, 1, new byte[] {42}, Qos.BEST_EFFORT);
+            ConnectionRequest cr = node.request();
+            assertArrayEquals(new byte[] {42}, cr.query(CrParam.FIELD_ALL).privateData());
+            assertEquals(psp.connQual(), dup.ep.query(EpParam.FIELD_ALL).remotePortQual());
+            cr.accept(b2.ep, 0, null);
+            b2.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            dup.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            Region r = node.region(16384);
+            byte[] m1 = pattern(11, 500);
+            byte[] m2 = pattern(12, 600);
+            r.put(0, m1, 0, m1.length);
+            r.put(1024, m2, 0, m2.length);
+            b.ep.postRecv(1, r.iov(4096, 1024), 1, CompletionFlags.DEFAULT);
+            b2.ep.postRecv(1, r.iov(8192, 1024), 2, CompletionFlags.DEFAULT);
+            a.ep.postSend(1, r.iov(0, 500), 3, CompletionFlags.DEFAULT);
+            dup.ep.postSend(1, r.iov(1024, 600), 4, CompletionFlags.DEFAULT);
+            dtoOk(a.reqEvd, 3, 500);
+            dtoOk(dup.reqEvd, 4, 600);
+            dtoOk(b.recvEvd, 1, 500);
+            dtoOk(b2.recvEvd, 2, 600);
+            TcpFixture.assertImageEquals(r.seg.asSlice(4096, 500), m1, "first connection");
+            TcpFixture.assertImageEquals(r.seg.asSlice(8192, 600), m2, "duplicate connection");
+        }
+    }
+
+    @Test
+    @DisplayName("PSP-01 PSP-07 PSP-10 PSP-11: a PSP on a chosen TCP port; a second one on that port is"
+            + " DAT_CONN_QUAL_IN_USE; after dat_psp_free a CR already delivered can still be accepted, and new"
+            + " requests are NON_PEER_REJECTED")
+    void pspOnChosenPort() throws IOException {
+        int port = TcpFixture.freePort();
+        try (Node client = new Node(TcpTesting.LO); Node server = new Node(TcpTesting.LO)) {
+            PublicServicePoint psp = PublicServicePoint.create(server.ia, port, server.crEvd,
+                    io.jdat.PspFlags.CONSUMER);
+            assertEquals(port, psp.connQual());
+            expectDat(DatReturnType.CONN_QUAL_IN_USE, null, () -> PublicServicePoint.create(server.ia, port,
+                    server.crEvd, io.jdat.PspFlags.CONSUMER));
+            Ep c = client.ep();
+            Ep s = server.ep();
+            c.connect(server, port, null, WAIT_US);
+            ConnectionRequest cr = server.request();
+            psp.free();
+            cr.accept(s.ep, 0, null);
+            s.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            c.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            Ep c2 = client.ep();
+            c2.connect(server, port, null, WAIT_US);
+            c2.expectConn(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+        }
+    }
+
+    @Test
+    @DisplayName("RSP-02 RSP-03 RSP-04 RSP-07: an RSP on a TCP port delivers one CR carrying its EP; accepting it"
+            + " (ep NULL) connects that EP; the port is not listened on afterwards")
+    void rspOnTcpPort() throws IOException {
+        int port = TcpFixture.freePort();
+        try (Node client = new Node(TcpTesting.LO); Node server = new Node(TcpTesting.LO)) {
+            Ep s = server.ep();
+            io.jdat.ReservedServicePoint.create(server.ia, port, s.ep, server.crEvd);
+            assertEquals(EpState.RESERVED, s.ep.getStatus().epState());
+            Ep c = client.ep();
+            c.connect(server, port, new byte[] {3}, WAIT_US);
+            DatEvent e = TcpFixture.next(server.crEvd);
+            assertEquals(EventNumber.CONNECTION_REQUEST_EVENT, e.eventNumber());
+            CrParam cp = e.cr().query(CrParam.FIELD_ALL);
+            assertEquals(s.ep, cp.localEpHandle());
+            e.cr().accept(null, 0, null);
+            s.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            c.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            Ep c2 = client.ep();
+            c2.connect(server, port, null, WAIT_US);
+            c2.expectConn(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED);
+        }
+    }
+
     // ------------------------------------------------------------------ failed connects
 
     @Test
@@ -491,6 +577,63 @@ class TcpConnectTest {
             assertEquals(2, t.word(18) >>> 28, "layer LLP");
             assertEquals(0x02, (t.word(18) >>> 16) & 0xFF, "code: CRC error");
             assertEquals(-1, in.read(), "a FIN follows the Terminate");
+        }
+    }
+
+    /** A raw client connected to {@code server}'s PSP without peer-to-peer, IRD/ORD 1; the acceptor is ESTABLISHED. */
+    private static Socket rawConnected(Node server, Ep ep) throws IOException {
+        Socket s = rawClient(server.listen().connQual());
+        s.getOutputStream().write(frame(false, ENHANCED, 2, v2Block(1, 1, new byte[0])));
+        server.request().accept(ep.ep, 0, null);
+        Frame rep = readFrame(new DataInputStream(s.getInputStream()));
+        assertEquals(ENHANCED, rep.flags() & (ENHANCED | R));
+        ep.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        return s;
+    }
+
+    @Test
+    @DisplayName("SND-12: a raw peer's Send with MSN 2 where MSN 1 is due is answered with a DDP untagged Terminate"
+            + " (MSN out of range); the acceptor is BROKEN, its receive flushed, its buffer untouched")
+    void rawSendOutOfOrder() throws Exception {
+        try (Node server = new Node(TcpTesting.LO)) {
+            Ep ep = server.ep();
+            Region r = server.region(4096);
+            ep.ep.postRecv(1, r.iov(0, 1000), 1, CompletionFlags.DEFAULT);
+            try (Socket s = rawConnected(server, ep)) {
+                s.getOutputStream().write(untaggedFpdu(0x3, true, 0, 2, 0, pattern(1, 40), false));
+                ep.expectConn(EventNumber.CONNECTION_EVENT_BROKEN);
+                dto(ep.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 1);
+                Fpdu t = readFpdu(new DataInputStream(s.getInputStream()));
+                assertEquals(0x7, t.opcode(), "Terminate");
+                assertEquals(1, t.word(18) >>> 28, "layer DDP");
+                assertEquals(2, (t.word(18) >>> 24) & 0xF, "untagged buffer error");
+                assertEquals(0x03, (t.word(18) >>> 16) & 0xFF, "MSN out of range");
+                r.assertImage(TcpFixture.sentinelImage(4096), "receive buffer");
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("RDR-17 CON-21: IRD 1 negotiated with a raw peer that then sends two 8 MiB RDMA Read Requests"
+            + " without reading the responses: the second exceeds the IRD and the acceptor breaks the connection")
+    void rawReadsBeyondIrd() throws Exception {
+        try (Node server = new Node(TcpTesting.LO)) {
+            Ep ep = server.ep(new io.jdat.EpAttr().maxMessageSize(1 << 24).maxRdmaSize(1 << 24).maxRecvDtos(8)
+                    .maxRequestDtos(8).maxRecvIov(4).maxRequestIov(4).maxRdmaReadIov(4).maxRdmaWriteIov(4)
+                    .maxRdmaReadIn(1).maxRdmaReadOut(1), 16);
+            int size = 8 << 20;
+            Region src = server.region(size);
+            try (Socket s = rawConnected(server, ep)) {
+                OutputStream out = s.getOutputStream();
+                for (int msn = 1; msn <= 2; msn++) {
+                    java.nio.ByteBuffer rr = java.nio.ByteBuffer.allocate(28);
+                    rr.putInt(0x1000 + msn).putLong(0).putInt(size).putInt(src.lmr.rmrContext())
+                            .putLong(src.lmr.registeredAddress());
+                    out.write(untaggedFpdu(0x1, true, 1, msn, 0, rr.array(), false));
+                }
+                ep.expectConn(EventNumber.CONNECTION_EVENT_BROKEN);
+                assertEquals(EpState.DISCONNECTED, ep.ep.getStatus().epState());
+            }
         }
     }
 

@@ -44,8 +44,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * every byte that must stay untouched.
  */
 class TcpDataPathTest {
-    /** Message and RDMA sizes: empty, around a word, around the small-copy threshold, 64 KiB + 13, 1 MiB. */
-    private static final int[] SIZES = {0, 1, 63, 64, 1024, 1025, 4096, 65536 + 13, 1 << 20};
+    /**
+     * Message and RDMA sizes: empty, around a word, around the small-copy threshold, exactly one FPDU of
+     * LO_SMALL (82 bytes of Send, 86 of Write payload) and of the loopback MULPDU (65478 / 65482), 64 KiB + 13,
+     * 1 MiB.
+     */
+    private static final int[] SIZES = {0, 1, 63, 64, 82, 86, 1024, 1025, 4096, 65478, 65482, 65536 + 13, 1 << 20};
     private static final long SPAN = (2L << 20) + 8192;
 
     @BeforeAll

@@ -298,6 +298,47 @@ class TcpErrorTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {TcpTesting.LO, TcpTesting.LO_SMALL})
+    @DisplayName("SND-09 SND-12 RCV-07: 3000 sends racing a receiver thread that waits for each message and"
+            + " re-posts one buffer at a time all arrive in order, exact")
+    void senderOutrunsReceiver(String ia) throws Exception {
+        int n = 3000;
+        try (Pair p = new Pair(ia, attr(), 256).connect()) {
+            io.jdat.LmrTriplet[] recv = {p.server.lmr.triplet(0, 256)};
+            p.server.ep.postRecv(1, recv, 0, 0);
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread receiver = new Thread(() -> {
+                try {
+                    for (int i = 0; i < n; i++) {
+                        dtoOk(p.server.recvEvd, i, 8 + i % 200);
+                        byte[] exp = pattern(5000 + i % 50, 8 + i % 200);
+                        java.nio.ByteBuffer.wrap(exp).putInt(0, i);
+                        TcpFixture.assertImageEquals(p.server.buf.asSlice(0, exp.length), exp, "message " + i);
+                        p.server.ep.postRecv(1, recv, i + 1, 0);
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            }, "tcp-test-receiver");
+            receiver.start();
+            // One message in flight at a time from a fresh slot: 50 slots of 256 bytes, reused in turn.
+            Region src = region(p.client, 50 * 256);
+            for (int i = 0; i < n; i++) {
+                byte[] msg = pattern(5000 + i % 50, 8 + i % 200);
+                java.nio.ByteBuffer.wrap(msg).putInt(0, i);
+                src.put((i % 50) * 256L, msg, 0, msg.length);
+                p.client.ep.postSend(1, src.iov((i % 50) * 256L, msg.length), i, 0);
+                dtoOk(p.client.reqEvd, i, msg.length);
+            }
+            receiver.join(30_000);
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertEquals(EpState.CONNECTED, p.client.ep.getStatus().epState());
+        }
+    }
+
     @Test
     @DisplayName("SND-09: a send that finds no receive within jdat.tcp.rnrTimeoutMillis (2 s): the receiver"
             + " sends a Terminate (no buffer), both EPs BROKEN, a later request is flushed")
