@@ -229,6 +229,49 @@ class TcpDataPathTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("ias")
+    @DisplayName("RMB-02 RMB-04 RMB-07 RWR-09: a bind posted behind an RDMA Read completes after it, in order; the"
+            + " context sent right behind the bind works for the peer's Write and Read inside the window; a Write"
+            + " crossing the window's end is refused: both EPs BROKEN, nothing outside the window written")
+    void rmrBindInOrder(String ia) {
+        try (Pair p = new Pair(ia, deep(64), 64).connect()) {
+            Region sr = region(p.server, 16384);
+            Region cr = region(p.client, 16384);
+            byte[] peerData = pattern(seed(ia, 11, 0), 512);
+            cr.put(0, peerData, 0, 512);
+            io.jdat.Rmr rmr = io.jdat.Rmr.create(p.server.pz);
+            io.jdat.LmrTriplet window = sr.lmr.triplet(4096, 1024);
+            p.server.ep.postRdmaRead(1, sr.iov(0, 512), 1, cr.remote(0, 512), CompletionFlags.DEFAULT);
+            int ctx = rmr.bind(window, io.jdat.MemPriv.REMOTE_WRITE | io.jdat.MemPriv.REMOTE_READ, p.server.ep, 2,
+                    CompletionFlags.DEFAULT);
+            sr.seg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 8192, ctx);
+            p.client.ep.postRecv(1, cr.iov(8192, 64), 3, CompletionFlags.DEFAULT);
+            p.server.ep.postSend(1, sr.iov(8192, 4), 4, CompletionFlags.DEFAULT);
+            dtoOk(p.server.reqEvd, 1, 512);
+            io.jdat.testing.DataPath.bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, 2);
+            dtoOk(p.server.reqEvd, 4, 4);
+            dtoOk(p.client.recvEvd, 3, 4);
+            int got = cr.seg.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 8192);
+            assertEquals(ctx, got);
+            byte[] before = sr.snapshot();
+            byte[] w = pattern(seed(ia, 11, 1), 100);
+            cr.put(1024, w, 0, 100);
+            io.jdat.RmrTriplet inside = new io.jdat.RmrTriplet(got, window.virtualAddress() + 924, 100);
+            p.client.ep.postRdmaWrite(1, cr.iov(1024, 100), 5, inside, CompletionFlags.DEFAULT);
+            p.client.ep.postRdmaRead(1, cr.iov(2048, 100), 6, inside, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 5, 100);
+            dtoOk(p.client.reqEvd, 6, 100);
+            System.arraycopy(w, 0, before, 4096 + 924, 100);
+            sr.assertImage(before, ia + ": target after a write through the RMR");
+            TcpFixture.assertImageEquals(cr.seg.asSlice(2048, 100), w, "read back through the RMR");
+            p.client.ep.postRdmaWrite(1, cr.iov(1024, 100), 7,
+                    new io.jdat.RmrTriplet(got, window.virtualAddress() + 1000, 100), CompletionFlags.DEFAULT);
+            io.jdat.testing.DataPath.expectBroken(p);
+            sr.assertImage(before, ia + ": target after a refused write");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ias")
     @DisplayName("RDR-04 RDR-19 CON-23 EPC-16: with max_rdma_read_out 1, 16 reads posted at once (up to 70 000 bytes,"
             + " many FPDUs) wait for the ORD slot and all complete in order with the right data")
     void readsBeyondOrd(String ia) {
