@@ -249,7 +249,7 @@ final class TcpReceiver {
         if (!fill(Ddp.LENGTH_FIELD + hdr)) {
             return -1;
         }
-        p = in.position(); // fill may have compacted the staging buffer: the FPDU now starts at 0
+        p = in.position(); // fill() may have compacted the staging buffer
         payload = ulpdu - hdr;
         pad = Ddp.pad(ulpdu);
         int r = tagged ? tagged(p) : untagged(p);
