@@ -532,7 +532,7 @@ class TcpConnectTest {
     }
 
     @Test
-    @DisplayName("CON-09 RCV-05: a raw client asking for CRC gets C in the Reply of a crc=off IA, whose FPDUs then"
+    @DisplayName("CON-09 DSC-03 (IWARP.md §1, §3): a raw client asking for CRC gets C in the Reply of a crc=off IA, whose FPDUs then"
             + " carry a valid CRC32c; it checks the CRC of incoming FPDUs: a good one arrives, a corrupted one is"
             + " answered with an LLP CRC Terminate and BROKEN")
     void rawCrcRequested() throws Exception {
@@ -638,8 +638,8 @@ class TcpConnectTest {
     }
 
     @Test
-    @DisplayName("PSP: a raw Request with the markers bit gets a Reply with the reject bit (and no M), and the"
-            + " consumer sees no connection request")
+    @DisplayName("CON-10 PSP-02 (IWARP.md §1, §7): a raw Request with the markers bit gets a Reply with the reject"
+            + " bit (and no M), which a requester reports as PEER_REJECTED; the consumer sees no connection request")
     void rawMarkersRejected() throws Exception {
         try (Node server = new Node(TcpTesting.LO); Socket s = rawClient(server.listen().connQual())) {
             s.getOutputStream().write(frame(false, M | ENHANCED, 2, v2Block(4, 4, new byte[] {1})));

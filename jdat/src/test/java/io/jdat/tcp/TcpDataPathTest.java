@@ -272,7 +272,7 @@ class TcpDataPathTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("ias")
-    @DisplayName("RDR-04 RDR-19 CON-23 EPC-16: with max_rdma_read_out 1, 16 reads posted at once (up to 70 000 bytes,"
+    @DisplayName("RDR-04 RDR-16 RDR-19 CON-23: with max_rdma_read_out 1, 16 reads posted at once (up to 70 000 bytes,"
             + " many FPDUs) wait for the ORD slot and all complete in order with the right data")
     void readsBeyondOrd(String ia) {
         EpAttr attr = deep(64).maxRdmaReadOut(1);

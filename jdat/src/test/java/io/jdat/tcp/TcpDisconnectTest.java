@@ -208,7 +208,7 @@ class TcpDisconnectTest {
 
     @ParameterizedTest(name = "the {0}'s IA closes")
     @ValueSource(strings = {"client", "server"})
-    @DisplayName("IAC-02 DSC-17 DSC-03: an IA closed abruptly resets its TCP streams: the peer sees BROKEN, is D,"
+    @DisplayName("IAC-01 DSC-17 DSC-03: an IA closed abruptly resets its TCP streams: the peer sees BROKEN, is D,"
             + " its outstanding read and posted receives are flushed")
     void iaCloseBreaksPeer(String who) {
         try (Conn x = new Conn(TcpTesting.LO)) {
