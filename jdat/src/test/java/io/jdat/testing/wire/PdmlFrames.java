@@ -92,6 +92,8 @@ final class PdmlFrames {
         int mpaFpdus;
         final List<ExpertInfo> experts = new ArrayList<>();
         final List<String> crcChecks = new ArrayList<>();
+        final List<Integer> rdmapOpcodes = new ArrayList<>();
+        boolean retransmission;
         String expertProto;
         String expertMessage;
         ExpertSeverity expertSeverity;
@@ -112,6 +114,9 @@ final class PdmlFrames {
                         : reassembledIn;
                 case "iwarp_mpa.fpdu" -> mpaFpdus++;
                 case "iwarp_mpa.crc_check" -> crcChecks.add(showname == null ? show : showname);
+                case "iwarp_rdma.opcode" -> rdmapOpcodes.add(Integer.decode(show));
+                case "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission",
+                        "tcp.analysis.spurious_retransmission" -> retransmission = true;
                 case "_ws.expert" -> {
                     expertProto = proto;
                     expertMessage = null;
@@ -135,7 +140,7 @@ final class PdmlFrames {
 
         TsharkFrame build() {
             return new TsharkFrame(number, protocols, layers, srcPort, dstPort, tcpLength, reassembledIn, mpaFpdus,
-                    experts, crcChecks);
+                    experts, crcChecks, rdmapOpcodes, retransmission);
         }
     }
 }

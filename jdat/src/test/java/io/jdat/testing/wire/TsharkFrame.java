@@ -21,9 +21,14 @@ import java.util.Objects;
  * @param crcChecks the text of each {@code iwarp_mpa.crc_check} item, e.g. {@code CRC check: 0xf269ce71 (Good
  *     CRC32)}; tshark shows one only when the connection negotiated CRC, and flags a bad CRC only here, not
  *     with an expert info item
+ * @param rdmapOpcodes the RDMAP opcode ({@code iwarp_rdma.opcode}) of each DDP segment tshark decoded in this
+ *     frame, in order, e.g. {@code [3]} for one Send
+ * @param retransmission whether tshark's TCP analysis calls the frame a retransmission (plain, fast or
+ *     spurious): its payload repeats sequence space already seen, and tshark does not decode it again
  */
 public record TsharkFrame(int number, List<String> protocols, List<String> layers, int srcPort, int dstPort,
-        int tcpLength, int reassembledIn, int mpaFpdus, List<ExpertInfo> experts, List<String> crcChecks) {
+        int tcpLength, int reassembledIn, int mpaFpdus, List<ExpertInfo> experts, List<String> crcChecks,
+        List<Integer> rdmapOpcodes, boolean retransmission) {
     /** The MPA dissector's protocol name. */
     public static final String MPA = "iwarp_mpa";
     /** The DDP/RDMAP dissector's protocol name. */
@@ -39,6 +44,18 @@ public record TsharkFrame(int number, List<String> protocols, List<String> layer
         layers = List.copyOf(Objects.requireNonNull(layers, "layers"));
         experts = List.copyOf(Objects.requireNonNull(experts, "experts"));
         crcChecks = List.copyOf(Objects.requireNonNull(crcChecks, "crcChecks"));
+        rdmapOpcodes = List.copyOf(Objects.requireNonNull(rdmapOpcodes, "rdmapOpcodes"));
+    }
+
+    /**
+     * A frame without decoded RDMAP opcodes, not a retransmission.
+     *
+     * @throws NullPointerException if a list is null
+     */
+    public TsharkFrame(int number, List<String> protocols, List<String> layers, int srcPort, int dstPort,
+            int tcpLength, int reassembledIn, int mpaFpdus, List<ExpertInfo> experts, List<String> crcChecks) {
+        this(number, protocols, layers, srcPort, dstPort, tcpLength, reassembledIn, mpaFpdus, experts, crcChecks,
+                List.of(), false);
     }
 
     /**

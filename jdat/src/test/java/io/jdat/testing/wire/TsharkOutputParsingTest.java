@@ -44,7 +44,9 @@ class TsharkOutputParsingTest {
                   <field name="iwarp_mpa.crc_check" showname="CRC check: 0x0d69ce71 (Bad CRC32, should be 0xf269ce71)" size="4" pos="102" show="0x0d69ce71" value="0d69ce71"/>
                 </field>
               </proto>
-              <proto name="iwarp_ddp_rdmap" showname="iWARP DDP/RDMAP" size="46" pos="56"/>
+              <proto name="iwarp_ddp_rdmap" showname="iWARP DDP/RDMAP" size="46" pos="56">
+                <field name="iwarp_rdma.opcode" showname=".... 0001 = OpCode: Read Request (0x1)" size="1" pos="57" show="0x01" value="41"/>
+              </proto>
             </packet>
             <packet>
               <proto name="geninfo" pos="0" showname="General information" size="94">
@@ -55,6 +57,7 @@ class TsharkOutputParsingTest {
               </proto>
               <proto name="tcp" showname="Transmission Control Protocol" size="32" pos="34">
                 <field name="tcp.len" showname="TCP Segment Len: 28" size="0" pos="34" show="28"/>
+                <field name="tcp.analysis.retransmission" showname="This frame is a (suspected) retransmission" size="0" pos="34" show="" value=""/>
               </proto>
               <proto name="iwarp_mpa" showname="iWARP MPA" size="28" pos="66">
                 <field name="iwarp_mpa.fpdu" showname="FPDU" size="28" pos="66" show="" value=""/>
@@ -107,9 +110,11 @@ class TsharkOutputParsingTest {
         assertEquals(List.of(new ExpertInfo("tcp", ExpertSeverity.NOTE, "Sequence",
                 "This frame undergoes the connection closing")), f9.experts());
         assertEquals(List.of("CRC check: 0x0d69ce71 (Bad CRC32, should be 0xf269ce71)"), f9.badCrcChecks());
+        assertEquals(List.of(1), f9.rdmapOpcodes());
 
         TsharkFrame f11 = frames.get(1);
         assertTrue(f11.malformed());
+        assertTrue(f11.retransmission() && !f9.retransmission());
         assertEquals(-1, f11.srcPort());
         assertEquals(List.of(new ExpertInfo("_ws.malformed", ExpertSeverity.ERROR, "Malformed",
                 "Malformed Packet (Exception occurred)")), f11.experts());
@@ -140,15 +145,17 @@ class TsharkOutputParsingTest {
     }
 
     @Test
-    void aPayloadFrameOutsideIwarpIsReportedUnlessReassembledIntoOne() {
+    void aPayloadFrameOutsideIwarpIsReportedUnlessReassembledIntoOneOrRetransmitted() {
         TsharkFrame head = frame(34, List.of("eth", "ip", "tcp"), 1444, 35, 0);
         TsharkFrame tail = frame(35, List.of("eth", "ip", "tcp", "iwarp_mpa", "iwarp_ddp_rdmap"), 4, 0, 1);
         TsharkFrame plain = frame(36, List.of("eth", "ip", "tcp"), 5, 0, 0);
         TsharkFrame lonely = frame(37, List.of("eth", "ip", "tcp", "iwarp_mpa"), 40, 0, 1);
-        Tshark.Decoded d = new Tshark.Decoded(Path.of("x"), List.of(head, tail, plain, lonely), List.of());
+        List<String> tcp = List.of("eth", "ip", "tcp");
+        TsharkFrame again = new TsharkFrame(38, tcp, tcp, 1, 2, 1444, 0, 0, List.of(), List.of(), List.of(), true);
+        Tshark.Decoded d = new Tshark.Decoded(Path.of("x"), List.of(head, tail, plain, lonely, again), List.of());
         assertEquals(List.of("frame 36: 5 payload bytes not decoded as iwarp_mpa: eth:ip:tcp",
                 "frame 37: 1 MPA FPDUs but 0 iwarp_ddp_rdmap layers"), d.notDecodedAsIwarp());
-        assertEquals(List.of(head, tail, plain, lonely), d.tcpPayloadFrames());
+        assertEquals(List.of(head, tail, plain, lonely, again), d.tcpPayloadFrames());
     }
 
     private static TsharkFrame frame(int n, List<String> layers, int len, int reassembledIn, int fpdus) {
