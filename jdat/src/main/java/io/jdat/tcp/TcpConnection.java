@@ -42,6 +42,8 @@ final class TcpConnection implements Channel {
     volatile SelectionKey key;
     private volatile int interest = SelectionKey.OP_READ;
     private final AtomicBoolean notified = new AtomicBoolean();
+    /** The stream ended before {@link #start} set the sink: 1 disconnected, 2 broken (guarded by this). */
+    private int endedBeforeStart;
     volatile boolean closed;
     /** Closing gracefully: the progress thread reads and drops until the peer's FIN or this deadline. */
     volatile long lingerUntil;
@@ -67,9 +69,16 @@ final class TcpConnection implements Channel {
      * The core may already have submitted requests (it reports ESTABLISHED before it returns the sink).
      */
     void start(ChannelSink s) {
-        sink = s;
+        int ended;
+        synchronized (this) {
+            sink = s;
+            ended = endedBeforeStart;
+        }
         tx.start();
         transport.progress.add(this);
+        if (ended != 0) {
+            deliver(s, ended == 2); // the stream ended between the handshake and now
+        }
     }
 
     // ------------------------------------------------------------------ Channel
@@ -195,8 +204,19 @@ final class TcpConnection implements Channel {
         if (closed || !notified.compareAndSet(false, true)) {
             return;
         }
-        ChannelSink s = sink;
         transport.trace(this, broken ? "broken: " + reason : "disconnected: " + reason);
+        ChannelSink s;
+        synchronized (this) {
+            s = sink;
+            if (s == null) {
+                endedBeforeStart = broken ? 2 : 1; // start() delivers it
+                return;
+            }
+        }
+        deliver(s, broken);
+    }
+
+    private void deliver(ChannelSink s, boolean broken) {
         transport.progress.execute(() -> {
             if (!closed) {
                 if (broken) {
