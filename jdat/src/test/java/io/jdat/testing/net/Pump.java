@@ -101,11 +101,12 @@ final class Pump implements Runnable {
             int piece = faults.plan(direction).delivery() == Faults.Delivery.BYTE_BY_BYTE ? 1 : n - off;
             Faults.Grant grant = faults.claim(direction, streamOffset, buffer, off, piece);
             if (grant.bytes() > 0) {
+                // Counted before the write: once the peer has the bytes, the counters already say so.
+                faults.recordWrite(direction, grant.bytes());
                 out.write(buffer, off, grant.bytes());
                 out.flush();
                 streamOffset += grant.bytes();
                 off += grant.bytes();
-                faults.recordWrite(direction, grant.bytes());
             }
             if (grant.reset()) {
                 connection.abort();
