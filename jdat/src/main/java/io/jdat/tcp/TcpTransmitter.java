@@ -581,8 +581,8 @@ final class TcpTransmitter {
             crc.update(b);
             value = (int) crc.getValue();
         }
+        b.limit(end + Ddp.CRC_FIELD).position(0); // before the put: the CRC pass left the limit at `end`
         b.putInt(end, Integer.reverseBytes(value)); // least-significant byte first, as siw
-        b.limit(end + Ddp.CRC_FIELD).position(0);
         addIov(b);
         endFpdu(completes, length, kind);
     }

@@ -1,0 +1,665 @@
+package io.jdat.tcp;
+
+import io.jdat.CloseFlags;
+import io.jdat.CompletionFlags;
+import io.jdat.ConnectionRequest;
+import io.jdat.DatEvent;
+import io.jdat.DtoCompletionStatus;
+import io.jdat.Endpoint;
+import io.jdat.EpState;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.ProtectionZone;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.RegionDescription;
+import io.jdat.tcp.FuzzFrames.Seg;
+import io.jdat.tcp.FuzzFrames.ServerFpdu;
+import io.jdat.tcp.FuzzFrames.ServerStream;
+import io.jdat.tcp.FuzzModel.Completion;
+import io.jdat.tcp.FuzzModel.Response;
+import io.jdat.tcp.FuzzModel.Verdict;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The fuzz tests' server and raw peer. The server is a real {@code tcp} IA on loopback: a PSP on any port,
+ * a fresh EP per connection with {@value #RECVS} receives posted into a guarded receive area (each receive
+ * three pieces with gaps between them), a writable region ({@link MemPriv#ALL}) in the middle of a larger
+ * native allocation with guard bytes on both sides, and a local-only region. The peer is a plain
+ * {@link Socket} that does the MPA handshake by hand and then writes whatever a {@link Step} list makes,
+ * in the chunk sizes asked for.
+ *
+ * <p>{@link #run} checks, for every case: the server JVM's progress thread is alive and nothing was printed
+ * to stderr or thrown uncaught; guard bytes and the local-only region never change; every byte of the
+ * writable region and of the receives is what {@link FuzzModel} predicts (where it is determined); the
+ * receive completions and Read Responses are the predicted ones; the server sends only well-formed FPDUs
+ * and, when the model says so, a Terminate with the predicted layer, type and code; the EP stays connected
+ * while everything was valid and otherwise ends BROKEN or DISCONNECTED within {@value #WAIT_MILLIS} ms.
+ */
+final class FuzzServer implements AutoCloseable {
+    static final int GUARD = 512;
+    static final int REGION = 4096;
+    static final int LOCAL = 1024;
+    static final int RECVS = 12;
+    static final int SLOT = 3104;
+    static final int[][] RECV_SEGS = new int[RECVS][];
+    static final int RECV_AREA = RECVS * SLOT;
+    static final long WAIT_MILLIS = 5_000;
+    /** The sink STag of the Read Request that ends a valid case: its response proves the server saw everything. */
+    static final int BARRIER_STAG = 0x0BA22E55;
+
+    static {
+        for (int i = 0; i < RECVS; i++) {
+            int s = i * SLOT;
+            RECV_SEGS[i] = new int[] {s, 1500, s + 1516, 1500, s + 3032, 64};
+        }
+    }
+
+    // Layout of the one native allocation: guard, region, guard, local-only, guard, receive area, guard.
+    static final long OFF_REGION = GUARD;
+    static final long OFF_LOCAL = OFF_REGION + REGION + GUARD;
+    static final long OFF_RECV = OFF_LOCAL + LOCAL + GUARD;
+    static final long TOTAL = OFF_RECV + RECV_AREA + GUARD;
+
+    /** What the steps of a case may refer to. */
+    record Env(long base, int regionLength, int writableContext, int localContext, int recvContext, boolean crc) {
+    }
+
+    /** What one step put on the wire: an FPDU (with its segment, for the model) or random bytes. */
+    record Emitted(byte[] bytes, Seg seg) {
+    }
+
+    /** One piece of a case; it may look at the model's state (expected MSN, MO) to make its bytes. */
+    interface Step {
+        Emitted emit(Env env, FuzzModel model);
+    }
+
+    /** A case: handshake options, steps, delivery chunk sizes, and where to cut the stream (-1: nowhere). */
+    record Case(boolean crc, boolean p2p, List<? extends Step> steps, List<Integer> chunks, int cutPermille) {
+    }
+
+    /** What a case came to, for the example tests. */
+    record Result(FuzzModel model, EventNumber serverEvent, ServerStream stream, List<DatEvent> recvs) {
+        Integer terminateWord() {
+            ServerFpdu t = stream.terminate();
+            return t == null ? null : t.terminateWord();
+        }
+    }
+
+    final String iaName;
+    final InterfaceAdapter ia;
+    final ProtectionZone pz;
+    final EventDispatcher recvEvd;
+    final EventDispatcher reqEvd;
+    final EventDispatcher connEvd;
+    final EventDispatcher crEvd;
+    final PublicServicePoint psp;
+    final int port;
+    final Arena arena = Arena.ofShared();
+    final MemorySegment all;
+    final Lmr writable;
+    final Lmr localOnly;
+    final Lmr recvLmr;
+    private final Thread progressThread;
+    private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+    private final PrintStream oldErr = System.err;
+    private final Thread.UncaughtExceptionHandler oldHandler = Thread.getDefaultUncaughtExceptionHandler();
+    private final ConcurrentLinkedQueue<Throwable> uncaught = new ConcurrentLinkedQueue<>();
+    private int caseNo;
+
+    FuzzServer(String iaName) {
+        TcpTesting.register();
+        this.iaName = iaName;
+        System.setErr(new PrintStream(new TeeStream(oldErr, errBytes), true));
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        ia = InterfaceAdapter.open(iaName, 16, null);
+        pz = ProtectionZone.create(ia);
+        recvEvd = EventDispatcher.create(ia, 64, null, EvdFlags.DTO);
+        reqEvd = EventDispatcher.create(ia, 16, null, EvdFlags.DTO | EvdFlags.RMR_BIND);
+        connEvd = EventDispatcher.create(ia, 16, null, EvdFlags.CONNECTION);
+        crEvd = EventDispatcher.create(ia, 16, null, EvdFlags.CR);
+        psp = PublicServicePoint.createAny(ia, crEvd, PspFlags.CONSUMER);
+        port = (int) psp.connQual();
+        all = arena.allocate(TOTAL, 64);
+        for (long i = 0; i < TOTAL; i++) {
+            all.set(ValueLayout.JAVA_BYTE, i, guardByte(i));
+        }
+        for (int i = 0; i < LOCAL; i++) {
+            all.set(ValueLayout.JAVA_BYTE, OFF_LOCAL + i, localByte(i));
+        }
+        writable = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(all.asSlice(OFF_REGION, REGION)), REGION, pz,
+                MemPriv.ALL);
+        localOnly = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(all.asSlice(OFF_LOCAL, LOCAL)), LOCAL, pz,
+                MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
+        recvLmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(all.asSlice(OFF_RECV, RECV_AREA)), RECV_AREA,
+                pz, MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
+        progressThread = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("jdat-tcp-" + iaName)).findFirst()
+                .orElseThrow(() -> new AssertionError("no progress thread jdat-tcp-" + iaName));
+    }
+
+    static byte guardByte(long i) {
+        return (byte) (0xC3 ^ (i * 7));
+    }
+
+    static byte localByte(long i) {
+        return (byte) (i * 13 + 5);
+    }
+
+    Env env(boolean crc) {
+        return new Env(writable.registeredAddress(), REGION, writable.rmrContext(), localOnly.lmrContext(),
+                recvLmr.lmrContext(), crc);
+    }
+
+    /** Runs one case and checks every invariant; throws {@link AssertionError} with the whole story. */
+    Result run(Case c) {
+        caseNo++;
+        StringBuilder log = new StringBuilder();
+        try {
+            return runChecked(c, log);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\n--- case " + caseNo + ": crc=" + c.crc() + " p2p=" + c.p2p()
+                    + " chunks=" + c.chunks() + " cut=" + c.cutPermille() + "\n" + log, e.getCause());
+        }
+    }
+
+    private Result runChecked(Case c, StringBuilder log) {
+        // Fresh contents for the parts the peer may legitimately change.
+        byte[] regionInit = new byte[REGION];
+        byte[] recvInit = new byte[RECV_AREA];
+        for (int i = 0; i < REGION; i++) {
+            regionInit[i] = (byte) (i * 29 + caseNo);
+        }
+        for (int i = 0; i < RECV_AREA; i++) {
+            recvInit[i] = (byte) (i * 17 + 3 * caseNo);
+        }
+        MemorySegment.copy(regionInit, 0, all, ValueLayout.JAVA_BYTE, OFF_REGION, REGION);
+        for (int[] r : RECV_SEGS) {
+            for (int k = 0; k < r.length; k += 2) {
+                MemorySegment.copy(recvInit, r[k], all, ValueLayout.JAVA_BYTE, OFF_RECV + r[k], r[k + 1]);
+            }
+        }
+        // the gaps between receives keep the guard pattern
+        for (int i = 0; i < RECV_AREA; i++) {
+            if (!inRecv(i)) {
+                recvInit[i] = guardByte(OFF_RECV + i);
+            }
+        }
+        drain(recvEvd);
+        drain(connEvd);
+        drain(crEvd);
+
+        Endpoint ep = null;
+        Socket s = null;
+        Reader reader = null;
+        try {
+            s = new Socket();
+            s.setTcpNoDelay(true);
+            s.setSoTimeout((int) WAIT_MILLIS);
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) WAIT_MILLIS);
+            OutputStream out = s.getOutputStream();
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            out.write(FuzzFrames.mpaRequest(c.crc(), c.p2p(), 16, 16, new byte[0]));
+            DatEvent cr = waitEvent(crEvd, "the connection request");
+            check(cr.eventNumber() == EventNumber.CONNECTION_REQUEST_EVENT, "expected a CR, got " + cr);
+            ep = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, null);
+            for (int i = 0; i < RECVS; i++) {
+                int[] r = RECV_SEGS[i];
+                LmrTriplet[] iov = new LmrTriplet[r.length / 2];
+                for (int k = 0; k < r.length; k += 2) {
+                    iov[k / 2] = recvLmr.triplet(r[k], r[k + 1]);
+                }
+                ep.postRecv(iov.length, iov, i, CompletionFlags.DEFAULT);
+            }
+            ConnectionRequest req = cr.cr();
+            req.accept(ep, 0, null);
+            byte[] h = new byte[Mpa.HEADER_LENGTH];
+            in.readFully(h);
+            check(Arrays.equals(h, 0, 16, Mpa.REPLY_KEY, 0, 16), "not an MPA Reply: " + FuzzFrames.hex(h, 0, 20));
+            int flags = h[16] & 0xFF;
+            check((flags & Mpa.FLAG_REJECT) == 0, "rejected");
+            check(((flags & Mpa.FLAG_CRC) != 0) == c.crc(), "Reply CRC flag " + flags);
+            byte[] pd = new byte[((h[18] & 0xFF) << 8) | (h[19] & 0xFF)];
+            in.readFully(pd);
+            check(pd.length >= 4, "Reply without the IRD/ORD block");
+            int irdWord = ((pd[0] & 0xFF) << 8) | (pd[1] & 0xFF);
+            int ordWord = ((pd[2] & 0xFF) << 8) | (pd[3] & 0xFF);
+            check(((irdWord & Mpa.V2_PEER_TO_PEER) != 0) == c.p2p(), "Reply P bit");
+            check(!c.p2p() || (ordWord & Mpa.V2_WRITE_RTR) != 0, "Reply did not pick the Write RTR");
+            if (c.p2p()) {
+                out.write(FuzzFrames.writeRtr(c.crc()));
+            }
+            DatEvent est = waitEvent(connEvd, "ESTABLISHED");
+            check(est.eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED, "expected ESTABLISHED, got " + est);
+            reader = new Reader(s.getInputStream());
+
+            Env env = env(c.crc());
+            FuzzModel model = new FuzzModel(env.base(), regionInit, env.writableContext(), recvInit, RECV_SEGS, c.crc(),
+                    irdWord & Mpa.V2_VALUE_MASK);
+            // Make all bytes first (the model decides as it goes), then cut and send.
+            List<byte[]> parts = new ArrayList<>();
+            List<Seg> segs = new ArrayList<>();
+            for (Step st : c.steps()) {
+                Emitted em = st.emit(env, model);
+                parts.add(em.bytes());
+                segs.add(em.seg());
+                if (em.seg() != null) {
+                    model.segment(em.seg());
+                } else {
+                    model.raw();
+                }
+            }
+            byte[] wire = FuzzFrames.concat(parts);
+            int cut = c.cutPermille() < 0 ? -1 : (int) ((long) wire.length * c.cutPermille() / 1000);
+            if (cut >= 0) {
+                // Replay the model up to the cut (the first pass saw everything).
+                model = new FuzzModel(env.base(), regionInit, env.writableContext(), recvInit, RECV_SEGS, c.crc(),
+                        irdWord & Mpa.V2_VALUE_MASK);
+                int pos = 0;
+                for (int i = 0; i < parts.size() && pos < cut; i++) {
+                    int end = pos + parts.get(i).length;
+                    if (segs.get(i) == null) {
+                        model.raw();
+                    } else if (end <= cut) {
+                        model.segment(segs.get(i));
+                    } else {
+                        model.truncatedIn(segs.get(i));
+                    }
+                    pos = end;
+                }
+                wire = Arrays.copyOf(wire, cut);
+            }
+            int pos = 0;
+            for (int i = 0; i < parts.size(); i++) {
+                log.append(String.format("  @%5d %s%n", pos, segs.get(i) == null
+                        ? "raw " + parts.get(i).length + " bytes: " + FuzzFrames.hex(parts.get(i), 0, Math.min(32, parts.get(i).length))
+                        : segs.get(i)));
+                pos += parts.get(i).length;
+            }
+            if (cut >= 0) {
+                log.append("  cut at byte ").append(cut).append(" of ").append(pos).append('\n');
+            }
+            boolean barrier = !model.decided() && cut < 0;
+            if (barrier) {
+                Seg b = FuzzFrames.readRequest(model.readMsn, BARRIER_STAG, 0, 0, 0, 0);
+                model.segment(b);
+                wire = FuzzFrames.concat(List.of(wire, FuzzFrames.encode(b, c.crc())));
+                log.append("  then the barrier ").append(b).append('\n');
+            }
+            model.finish();
+            log.append("  model: ").append(model).append('\n');
+
+            boolean writeFailed = send(out, wire, c.chunks());
+            if (barrier) {
+                check(!writeFailed, "the server stopped reading a valid stream");
+                long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+                DatEvent e = new DatEvent();
+                while (!reader.sawStag(BARRIER_STAG, c.crc())) {
+                    check(!connEvd.dequeue(e), "valid stream, but the server reported " + e);
+                    check(System.nanoTime() < deadline, "no answer to the final Read Request; got "
+                            + FuzzFrames.parseServer(reader.bytes(), c.crc()));
+                    check(!reader.done, "server closed a valid stream: " + reader.error);
+                    LockSupport.parkNanos(100_000);
+                }
+                check(ep.getStatus().epState() == EpState.CONNECTED, "state " + ep.getStatus());
+                check(!connEvd.dequeue(e), "valid stream, but the server reported " + e);
+            }
+            try {
+                s.shutdownOutput();
+            } catch (IOException e) {
+                // reset already
+            }
+            DatEvent end = waitEvent(connEvd, "the end of the connection");
+            EventNumber expected = switch (model.verdict) {
+                case VALID -> model.messageOpen() ? EventNumber.CONNECTION_EVENT_BROKEN
+                        : EventNumber.CONNECTION_EVENT_DISCONNECTED;
+                case ANY -> null;
+                default -> EventNumber.CONNECTION_EVENT_BROKEN;
+            };
+            check(expected == null ? end.eventNumber() == EventNumber.CONNECTION_EVENT_BROKEN
+                    || end.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED : end.eventNumber() == expected,
+                    "server EP ended with " + end.eventNumber() + ", expected " + (expected == null ? "BROKEN or DISCONNECTED" : expected));
+            reader.await();
+            ServerStream stream = FuzzFrames.parseServer(reader.bytes(), c.crc());
+            log.append("  server sent: ").append(stream.fpdus()).append(stream.tail() > 0 ? " + " + stream.tail() + " bytes" : "")
+                    .append(reader.error == null ? "" : " then " + reader.error).append('\n');
+            check(stream.error() == null, stream.error());
+            check(stream.tail() == 0 || reader.error != null, "server left half an FPDU before its FIN");
+            checkTerminate(model, stream);
+            checkResponses(model, stream);
+            List<DatEvent> recvs = collectRecvs();
+            checkRecvs(model, recvs);
+            checkMemory(model);
+            checkHealth();
+            return new Result(model, end.eventNumber(), stream, recvs);
+        } catch (IOException e) {
+            throw new AssertionError("peer I/O failed: " + e, e);
+        } finally {
+            if (s != null) {
+                try {
+                    s.close();
+                } catch (IOException e) {
+                    // closing anyway
+                }
+            }
+            if (reader != null) {
+                reader.awaitQuietly();
+            }
+            if (ep != null) {
+                cleanUp(ep);
+            }
+        }
+    }
+
+    private void cleanUp(Endpoint ep) {
+        try {
+            if (ep.getStatus().epState() != EpState.DISCONNECTED && ep.getStatus().epState() != EpState.UNCONNECTED) {
+                ep.disconnect(CloseFlags.ABRUPT);
+                long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+                while (ep.getStatus().epState() != EpState.DISCONNECTED && System.nanoTime() < deadline) {
+                    drain(connEvd);
+                    LockSupport.parkNanos(1_000_000);
+                }
+            }
+            ep.free();
+        } catch (RuntimeException e) {
+            throw new AssertionError("could not free the EP: " + e, e);
+        }
+        drain(recvEvd);
+        drain(connEvd);
+    }
+
+    private static boolean send(OutputStream out, byte[] wire, List<Integer> chunks) {
+        int p = 0;
+        int i = 0;
+        try {
+            while (p < wire.length) {
+                int size = chunks.isEmpty() ? wire.length : Math.max(1, chunks.get(i++ % chunks.size()));
+                int n = Math.min(size, wire.length - p);
+                out.write(wire, p, n);
+                out.flush();
+                p += n;
+                if ((size & 3) == 1) {
+                    LockSupport.parkNanos(200_000); // let the server see a partial FPDU now and then
+                }
+            }
+            return false;
+        } catch (IOException e) {
+            return true; // the server reset the stream; what it sent before says why
+        }
+    }
+
+    private void checkTerminate(FuzzModel m, ServerStream stream) {
+        ServerFpdu t = stream.terminate();
+        switch (m.verdict) {
+            case TERMINATE -> {
+                check(t != null, "no Terminate; expected " + Terminate.describe(m.expectedWord));
+                check(t.terminateWord() >>> 16 == m.expectedWord >>> 16, "Terminate " + Terminate.describe(t.terminateWord())
+                        + ", expected " + Terminate.describe(m.expectedWord));
+                check(t.msn() == 1, "Terminate MSN " + t.msn());
+            }
+            case ANY -> {
+                // any or none
+            }
+            default -> check(t == null, "unexpected " + t);
+        }
+    }
+
+    private static void checkResponses(FuzzModel m, ServerStream stream) {
+        List<int[]> starts = new ArrayList<>(); // per message: index of first FPDU
+        List<ByteArrayOutputStream> data = new ArrayList<>();
+        ByteArrayOutputStream cur = null;
+        for (int i = 0; i < stream.fpdus().size(); i++) {
+            ServerFpdu f = stream.fpdus().get(i);
+            if (f.isTerminate()) {
+                break;
+            }
+            if (cur == null) {
+                cur = new ByteArrayOutputStream();
+                starts.add(new int[] {i});
+            }
+            cur.writeBytes(f.payload());
+            if (f.last()) {
+                data.add(cur);
+                cur = null;
+            }
+        }
+        check(cur == null || m.verdict == Verdict.ANY, "a Read Response message without its last segment");
+        int certain = m.verdict == Verdict.ANY ? m.certainResponses : m.responses.size();
+        if (m.verdict == Verdict.ANY) {
+            check(data.size() >= certain, "only " + data.size() + " Read Responses, expected at least " + certain);
+        } else {
+            check(data.size() == certain, data.size() + " Read Responses, expected " + certain);
+        }
+        for (int j = 0; j < certain; j++) {
+            Response r = m.responses.get(j);
+            ServerFpdu first = stream.fpdus().get(starts.get(j)[0]);
+            check(first.stag() == r.sinkStag() && first.to() == r.sinkTo(), String.format(
+                    "Read Response %d to %08x/%x, expected %08x/%x", j, first.stag(), first.to(), r.sinkStag(), r.sinkTo()));
+            byte[] got = data.get(j).toByteArray();
+            check(got.length == r.data().length, "Read Response " + j + " of " + got.length + " bytes, expected " + r.data().length);
+            for (int k = 0; k < got.length; k++) {
+                check(r.unknown()[k] || got[k] == r.data()[k], "Read Response " + j + " byte " + k);
+            }
+        }
+    }
+
+    private List<DatEvent> collectRecvs() {
+        List<DatEvent> out = new ArrayList<>();
+        long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+        while (out.size() < RECVS) {
+            DatEvent e = new DatEvent();
+            if (recvEvd.dequeue(e)) {
+                out.add(e);
+            } else {
+                check(System.nanoTime() < deadline, "only " + out.size() + " of " + RECVS + " receives completed: " + out);
+                LockSupport.parkNanos(100_000);
+            }
+        }
+        return out;
+    }
+
+    private static void checkRecvs(FuzzModel m, List<DatEvent> recvs) {
+        int certain = m.verdict == Verdict.ANY ? m.certainCompletions : m.completions.size();
+        for (int i = 0; i < recvs.size(); i++) {
+            DatEvent e = recvs.get(i);
+            check(e.eventNumber() == EventNumber.DTO_COMPLETION_EVENT, "receive event " + e);
+            check(e.userCookie() == i, "receive " + i + " completed as " + e.userCookie());
+            if (i < certain) {
+                Completion c = m.completions.get(i);
+                check(e.status() == c.status(), "receive " + i + ": " + e.status() + ", expected " + c);
+                check(c.length() < 0 || e.transferredLength() == c.length(),
+                        "receive " + i + ": " + e.transferredLength() + " bytes, expected " + c);
+            } else if (m.verdict != Verdict.ANY) {
+                check(e.status() == DtoCompletionStatus.ERR_FLUSHED, "receive " + i + ": " + e.status() + ", expected FLUSHED");
+            }
+        }
+    }
+
+    private void checkMemory(FuzzModel m) {
+        for (long i = 0; i < TOTAL; i++) {
+            byte b = all.get(ValueLayout.JAVA_BYTE, i);
+            if (i >= OFF_REGION && i < OFF_REGION + REGION) {
+                int k = (int) (i - OFF_REGION);
+                check(m.regionUnknown[k] || b == m.region[k], String.format("writable region byte %d is %02x, expected %02x",
+                        k, b, m.region[k]));
+            } else if (i >= OFF_LOCAL && i < OFF_LOCAL + LOCAL) {
+                check(b == localByte(i - OFF_LOCAL), "local-only region byte " + (i - OFF_LOCAL) + " changed");
+            } else if (i >= OFF_RECV && i < OFF_RECV + RECV_AREA) {
+                int k = (int) (i - OFF_RECV);
+                check(m.recvUnknown[k] || b == m.recvArea[k], String.format("receive area byte %d (%s) is %02x, expected %02x",
+                        k, inRecv(k) ? "in a receive" : "between receives", b, m.recvArea[k]));
+            } else {
+                check(b == guardByte(i), "guard byte at " + i + " changed");
+            }
+        }
+    }
+
+    /** The progress thread lives, nothing went to stderr, nothing was thrown uncaught. */
+    void checkHealth() {
+        check(progressThread.isAlive(), "the IA's progress thread died");
+        System.err.flush();
+        String err;
+        synchronized (errBytes) {
+            err = errBytes.toString();
+            errBytes.reset();
+        }
+        check(err.isEmpty(), "stderr: " + err);
+        Throwable t = uncaught.poll();
+        if (t != null) {
+            throw new AssertionError("uncaught in the server: " + t, t);
+        }
+    }
+
+    static boolean inRecv(int k) {
+        int inSlot = k % SLOT;
+        return inSlot < 1500 || (inSlot >= 1516 && inSlot < 3016) || (inSlot >= 3032 && inSlot < 3096);
+    }
+
+    private DatEvent waitEvent(EventDispatcher evd, String what) {
+        long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+        DatEvent e = new DatEvent();
+        // Polling with dequeue makes the server's receive path run on this thread too, so anything it
+        // throws reaches the test.
+        while (!evd.dequeue(e)) {
+            check(System.nanoTime() < deadline, "no " + what + " within " + WAIT_MILLIS + " ms");
+            LockSupport.parkNanos(100_000);
+        }
+        return e;
+    }
+
+    private static void drain(EventDispatcher evd) {
+        DatEvent e = new DatEvent();
+        while (evd.dequeue(e)) {
+            // drop
+        }
+    }
+
+    static void check(boolean ok, String message) {
+        if (!ok) {
+            throw new AssertionError(message);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            checkHealth();
+        } finally {
+            System.setErr(oldErr);
+            Thread.setDefaultUncaughtExceptionHandler(oldHandler);
+            try {
+                psp.free();
+            } finally {
+                ia.close(CloseFlags.ABRUPT);
+                arena.close();
+            }
+        }
+    }
+
+    /** Collects what the server sends, on its own thread. */
+    private static final class Reader {
+        private final ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        private final Thread thread;
+        volatile boolean done;
+        volatile String error;
+
+        Reader(InputStream in) {
+            thread = Thread.ofVirtual().name("fuzz-peer-reader").start(() -> {
+                byte[] b = new byte[8192];
+                try {
+                    for (;;) {
+                        int n = in.read(b);
+                        if (n < 0) {
+                            break;
+                        }
+                        synchronized (buf) {
+                            buf.write(b, 0, n);
+                        }
+                    }
+                } catch (IOException e) {
+                    error = e.toString();
+                } finally {
+                    done = true;
+                }
+            });
+        }
+
+        byte[] bytes() {
+            synchronized (buf) {
+                return buf.toByteArray();
+            }
+        }
+
+        boolean sawStag(int stag, boolean crc) {
+            for (ServerFpdu f : FuzzFrames.parseServer(bytes(), crc).fpdus()) {
+                if (f.tagged() && f.stag() == stag && f.last()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        void await() {
+            awaitQuietly();
+            check(!thread.isAlive(), "the server did not close the stream within " + WAIT_MILLIS + " ms");
+        }
+
+        void awaitQuietly() {
+            try {
+                thread.join(WAIT_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Copies stderr into a buffer the checks look at. */
+    private static final class TeeStream extends OutputStream {
+        private final PrintStream a;
+        private final ByteArrayOutputStream b;
+
+        TeeStream(PrintStream a, ByteArrayOutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int x) {
+            a.write(x);
+            synchronized (b) {
+                b.write(x);
+            }
+        }
+
+        @Override
+        public void write(byte[] x, int off, int len) {
+            a.write(x, off, len);
+            synchronized (b) {
+                b.write(x, off, len);
+            }
+        }
+    }
+}
