@@ -461,7 +461,9 @@ final class FuzzServer implements AutoCloseable {
             byte[] got = data.get(j).toByteArray();
             check(got.length == r.data().length, "Read Response " + j + " of " + got.length + " bytes, expected " + r.data().length);
             for (int k = 0; k < got.length; k++) {
-                check(r.unknown()[k] || got[k] == r.data()[k], "Read Response " + j + " byte " + k);
+                if (!r.unknown()[k] && got[k] != r.data()[k]) {
+                    throw new AssertionError("Read Response " + j + " byte " + k);
+                }
             }
         }
     }
@@ -499,22 +501,39 @@ final class FuzzServer implements AutoCloseable {
     }
 
     private void checkMemory(FuzzModel m) {
-        for (long i = 0; i < TOTAL; i++) {
-            byte b = all.get(ValueLayout.JAVA_BYTE, i);
+        byte[] now = all.toArray(ValueLayout.JAVA_BYTE);
+        for (int i = 0; i < now.length; i++) {
+            byte b = now[i];
+            boolean ok;
             if (i >= OFF_REGION && i < OFF_REGION + REGION) {
                 int k = (int) (i - OFF_REGION);
-                check(m.regionUnknown[k] || b == m.region[k], String.format("writable region byte %d is %02x, expected %02x",
-                        k, b, m.region[k]));
+                ok = m.regionUnknown[k] || b == m.region[k];
             } else if (i >= OFF_LOCAL && i < OFF_LOCAL + LOCAL) {
-                check(b == localByte(i - OFF_LOCAL), "local-only region byte " + (i - OFF_LOCAL) + " changed");
+                ok = b == localByte(i - OFF_LOCAL);
             } else if (i >= OFF_RECV && i < OFF_RECV + RECV_AREA) {
                 int k = (int) (i - OFF_RECV);
-                check(m.recvUnknown[k] || b == m.recvArea[k], String.format("receive area byte %d (%s) is %02x, expected %02x",
-                        k, inRecv(k) ? "in a receive" : "between receives", b, m.recvArea[k]));
+                ok = m.recvUnknown[k] || b == m.recvArea[k];
             } else {
-                check(b == guardByte(i), "guard byte at " + i + " changed");
+                ok = b == guardByte(i);
+            }
+            if (!ok) {
+                throw new AssertionError(String.format("byte %d of the allocation (%s) is %02x", i, where(i), b));
             }
         }
+    }
+
+    private static String where(long i) {
+        if (i >= OFF_REGION && i < OFF_REGION + REGION) {
+            return "writable region +" + (i - OFF_REGION);
+        }
+        if (i >= OFF_LOCAL && i < OFF_LOCAL + LOCAL) {
+            return "local-only region +" + (i - OFF_LOCAL);
+        }
+        if (i >= OFF_RECV && i < OFF_RECV + RECV_AREA) {
+            int k = (int) (i - OFF_RECV);
+            return "receive area +" + k + (inRecv(k) ? ", receive " + k / SLOT : ", between receives");
+        }
+        return "guard";
     }
 
     /** The progress thread lives, nothing went to stderr, nothing was thrown uncaught. */
@@ -636,10 +655,11 @@ final class FuzzServer implements AutoCloseable {
         }
     }
 
-    /** Copies stderr into a buffer the checks look at. */
+    /** Copies what threads other than the test's own print to stderr into a buffer the checks look at. */
     private static final class TeeStream extends OutputStream {
         private final PrintStream a;
         private final ByteArrayOutputStream b;
+        private final Thread owner = Thread.currentThread();
 
         TeeStream(PrintStream a, ByteArrayOutputStream b) {
             this.a = a;
@@ -648,15 +668,15 @@ final class FuzzServer implements AutoCloseable {
 
         @Override
         public void write(int x) {
-            a.write(x);
-            synchronized (b) {
-                b.write(x);
-            }
+            write(new byte[] {(byte) x}, 0, 1);
         }
 
         @Override
         public void write(byte[] x, int off, int len) {
             a.write(x, off, len);
+            if (Thread.currentThread() == owner) {
+                return; // the test framework's own messages (jqwik logs from the test thread)
+            }
             synchronized (b) {
                 b.write(x, off, len);
             }
