@@ -206,6 +206,11 @@ final class FuzzFrames {
             return !tagged() && opcode() == Ddp.OP_TERMINATE && qn == Ddp.QN_TERMINATE;
         }
 
+        /** An RDMA Read Request the server issued (its 28-byte header is the payload here). */
+        boolean isReadRequest() {
+            return !tagged() && opcode() == Ddp.OP_READ_REQUEST && qn == Ddp.QN_READ_REQUEST;
+        }
+
         /** The Terminate control word (a Terminate only). */
         int terminateWord() {
             return ByteBuffer.wrap(payload).getInt(0);
@@ -237,8 +242,8 @@ final class FuzzFrames {
 
     /**
      * Cuts what the server sent into FPDUs, checking that each is well formed: DDP and RDMAP version 1, a
-     * ULPDU at least as long as its header, a right CRC when CRC is on, and only Read Responses and one final
-     * Terminate on the wire.
+     * ULPDU at least as long as its header, a right CRC when CRC is on, and only Read Requests, Read Responses
+     * and one final Terminate on the wire.
      */
     static ServerStream parseServer(byte[] bytes, boolean crcOn) {
         List<ServerFpdu> out = new ArrayList<>();
@@ -285,6 +290,10 @@ final class FuzzFrames {
                     return new ServerStream(out, 0, where + "malformed Terminate");
                 }
                 terminated = true;
+            } else if (f.isReadRequest()) {
+                if (payload.length != Ddp.READ_REQUEST_HEADER || !f.last()) {
+                    return new ServerStream(out, 0, where + "malformed Read Request");
+                }
             } else if (!(tagged && f.opcode() == Ddp.OP_READ_RESPONSE)) {
                 return new ServerStream(out, 0, where + "unexpected " + f);
             }

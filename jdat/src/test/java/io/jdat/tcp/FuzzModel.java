@@ -59,6 +59,17 @@ final class FuzzModel {
     final List<Completion> completions = new ArrayList<>();
     final List<Response> responses = new ArrayList<>();
 
+    /** The RDMA Read the server has outstanding (its sink STag; 0: none), its length, and its sink. */
+    private int sinkStag;
+    private long readLength;
+    private boolean readOutstanding;
+    /** The server's RDMA Read completed (its last Read Response arrived). */
+    boolean readCompleted;
+    private int[] sinkSegs = new int[0];
+    byte[] sinkArea = new byte[0];
+    boolean[] sinkUnknown = new boolean[0];
+    private boolean[] sinkMask = new boolean[0];
+
     int sendMsn = 1;
     int readMsn = 1;
     private int reads;
@@ -72,6 +83,8 @@ final class FuzzModel {
     /** How many completions / responses were certain when the verdict fell to ANY. */
     int certainCompletions = -1;
     int certainResponses = -1;
+    /** Whether the server's Read had completed when the verdict fell to ANY. */
+    boolean certainReadCompleted;
 
     FuzzModel(long base, byte[] region, int writableContext, byte[] recvArea, int[][] recvSegs, boolean crc, int ird) {
         this.base = base;
@@ -90,6 +103,24 @@ final class FuzzModel {
         }
         this.crc = crc;
         this.ird = ird;
+    }
+
+    /** The server issued an RDMA Read of {@code length} bytes whose Read Responses carry {@code stag}. */
+    void serverRead(int stag, long length) {
+        sinkStag = stag;
+        readLength = length;
+        readOutstanding = true;
+    }
+
+    /** The sink area of the server's RDMA Read (its pieces, {offset, length} pairs) and what it holds now. */
+    void sink(byte[] sinkInit, int[] segs) {
+        sinkSegs = segs;
+        sinkArea = sinkInit.clone();
+        sinkUnknown = new boolean[sinkInit.length];
+        sinkMask = new boolean[sinkInit.length];
+        for (int k = 0; k < segs.length; k += 2) {
+            Arrays.fill(sinkMask, segs[k], segs[k] + segs[k + 1], true);
+        }
     }
 
     boolean decided() {
@@ -144,6 +175,10 @@ final class FuzzModel {
         m.nextRecv = nextRecv;
         m.current = current;
         m.placed = placed;
+        m.sink(sinkArea, sinkSegs);
+        if (readOutstanding) {
+            m.serverRead(sinkStag, readLength);
+        }
         return m;
     }
 
@@ -182,8 +217,21 @@ final class FuzzModel {
                 System.arraycopy(s.payload(), 0, region, (int) off, len);
                 crcCheck(s);
             } else if (op == Ddp.OP_READ_RESPONSE) {
-                // The server never has an RDMA Read outstanding here.
-                terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG, s);
+                if (!readOutstanding || s.stag() != sinkStag) {
+                    // names no outstanding Read: the STag is not one this stream gave out
+                    terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG, s);
+                    return;
+                }
+                long to = s.to();
+                if (to < 0 || to > readLength || len > readLength - to) {
+                    terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_BASE_BOUNDS, s);
+                    return;
+                }
+                scatter(sinkSegs, sinkArea, to, s.payload());
+                if (crcCheck(s) && s.last()) {
+                    readOutstanding = false;
+                    readCompleted = true;
+                }
             } else {
                 terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION, Terminate.RDMAP_UNEXPECTED_OPCODE, s);
             }
@@ -220,7 +268,7 @@ final class FuzzModel {
                 terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_TOO_LONG, s);
                 return;
             }
-            scatter(current, placed, s.payload());
+            scatter(recvSegs[current], recvArea, placed, s.payload());
             if (!crcCheck(s)) {
                 return;
             }
@@ -322,8 +370,7 @@ final class FuzzModel {
         return true;
     }
 
-    private void scatter(int recv, long at, byte[] data) {
-        int[] segs = recvSegs[recv];
+    private static void scatter(int[] segs, byte[] area, long at, byte[] data) {
         long skip = at;
         int done = 0;
         for (int k = 0; k < segs.length && done < data.length; k += 2) {
@@ -333,7 +380,7 @@ final class FuzzModel {
                 continue;
             }
             int n = (int) Math.min(segLen - skip, data.length - done);
-            System.arraycopy(data, done, recvArea, segs[k] + (int) skip, n);
+            System.arraycopy(data, done, area, segs[k] + (int) skip, n);
             done += n;
             skip = 0;
         }
@@ -353,12 +400,14 @@ final class FuzzModel {
         why = reason;
         certainCompletions = completions.size();
         certainResponses = responses.size();
+        certainReadCompleted = readCompleted;
         unknownAll();
     }
 
     private void unknownAll() {
         Arrays.fill(regionUnknown, true);
         System.arraycopy(recvMask, 0, recvUnknown, 0, recvMask.length);
+        System.arraycopy(sinkMask, 0, sinkUnknown, 0, sinkMask.length);
     }
 
     @Override

@@ -19,6 +19,7 @@ import io.jdat.ProtectionZone;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.RegionDescription;
+import io.jdat.RmrTriplet;
 import io.jdat.tcp.FuzzFrames.Seg;
 import io.jdat.tcp.FuzzFrames.ServerFpdu;
 import io.jdat.tcp.FuzzFrames.ServerStream;
@@ -37,11 +38,13 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 
 /**
  * The fuzz tests' server and raw peer. The server is a real {@code tcp} IA on loopback: a PSP on any port,
@@ -67,6 +70,11 @@ final class FuzzServer implements AutoCloseable {
     static final int[][] RECV_SEGS = new int[RECVS][];
     static final int RECV_AREA = RECVS * SLOT;
     static final long WAIT_MILLIS = 5_000;
+    /** The sink of the RDMA Read the server issues in some cases: two pieces with a gap, in a guarded area. */
+    static final int SINK_AREA = 1024;
+    static final int[] SINK_SEGS = {0, 300, 316, 400};
+    static final int READ_LENGTH = 700;
+    static final long READ_COOKIE = 99;
     /** The sink STag of the Read Request that ends a valid case: its response proves the server saw everything. */
     static final int BARRIER_STAG = 0x0BA22E55;
 
@@ -81,10 +89,15 @@ final class FuzzServer implements AutoCloseable {
     static final long OFF_REGION = GUARD;
     static final long OFF_LOCAL = OFF_REGION + REGION + GUARD;
     static final long OFF_RECV = OFF_LOCAL + LOCAL + GUARD;
-    static final long TOTAL = OFF_RECV + RECV_AREA + GUARD;
+    static final long OFF_SINK = OFF_RECV + RECV_AREA + GUARD;
+    static final long TOTAL = OFF_SINK + SINK_AREA + GUARD;
 
-    /** What the steps of a case may refer to. */
-    record Env(long base, int regionLength, int writableContext, int localContext, int recvContext, boolean crc) {
+    /**
+     * What the steps of a case may refer to: the writable region, the other contexts, and the RDMA Read the
+     * server has outstanding (sink STag 0 and length 0 when it has none).
+     */
+    record Env(long base, int regionLength, int writableContext, int localContext, int recvContext, boolean crc,
+            int readSinkStag, long readLength) {
     }
 
     /** What one step put on the wire: an FPDU (with its segment, for the model) or random bytes. */
@@ -96,12 +109,20 @@ final class FuzzServer implements AutoCloseable {
         Emitted emit(Env env, FuzzModel model);
     }
 
-    /** A case: handshake options, steps, delivery chunk sizes, and where to cut the stream (-1: nowhere). */
-    record Case(boolean crc, boolean p2p, List<? extends Step> steps, List<Integer> chunks, int cutPermille) {
+    /**
+     * A case: handshake options, whether the server first issues an RDMA Read to the peer, steps, delivery
+     * chunk sizes, and where to cut the stream (-1: nowhere).
+     */
+    record Case(boolean crc, boolean p2p, boolean serverRead, List<? extends Step> steps, List<Integer> chunks,
+            int cutPermille) {
+        Case(boolean crc, boolean p2p, List<? extends Step> steps, List<Integer> chunks, int cutPermille) {
+            this(crc, p2p, false, steps, chunks, cutPermille);
+        }
     }
 
     /** What a case came to, for the example tests. */
-    record Result(FuzzModel model, EventNumber serverEvent, ServerStream stream, List<DatEvent> recvs) {
+    record Result(FuzzModel model, EventNumber serverEvent, ServerStream stream, List<DatEvent> recvs,
+            DatEvent read) {
         Integer terminateWord() {
             ServerFpdu t = stream.terminate();
             return t == null ? null : t.terminateWord();
@@ -122,6 +143,7 @@ final class FuzzServer implements AutoCloseable {
     final Lmr writable;
     final Lmr localOnly;
     final Lmr recvLmr;
+    final Lmr sinkLmr;
     private final Thread progressThread;
     private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
     private final PrintStream oldErr = System.err;
@@ -155,6 +177,8 @@ final class FuzzServer implements AutoCloseable {
                 MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
         recvLmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(all.asSlice(OFF_RECV, RECV_AREA)), RECV_AREA,
                 pz, MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
+        sinkLmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(all.asSlice(OFF_SINK, SINK_AREA)), SINK_AREA,
+                pz, MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
         progressThread = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().equals("jdat-tcp-" + iaName)).findFirst()
                 .orElseThrow(() -> new AssertionError("no progress thread jdat-tcp-" + iaName));
@@ -168,9 +192,9 @@ final class FuzzServer implements AutoCloseable {
         return (byte) (i * 13 + 5);
     }
 
-    Env env(boolean crc) {
+    Env env(boolean crc, int readSinkStag, long readLength) {
         return new Env(writable.registeredAddress(), REGION, writable.rmrContext(), localOnly.lmrContext(),
-                recvLmr.lmrContext(), crc);
+                recvLmr.lmrContext(), crc, readSinkStag, readLength);
     }
 
     /** Runs one case and checks every invariant; throws {@link AssertionError} with the whole story. */
@@ -181,6 +205,7 @@ final class FuzzServer implements AutoCloseable {
             return runChecked(c, log);
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "\n--- case " + caseNo + ": crc=" + c.crc() + " p2p=" + c.p2p()
+                    + " serverRead=" + c.serverRead()
                     + " chunks=" + c.chunks() + " cut=" + c.cutPermille() + "\n" + log, e.getCause());
         }
     }
@@ -207,7 +232,18 @@ final class FuzzServer implements AutoCloseable {
                 recvInit[i] = guardByte(OFF_RECV + i);
             }
         }
+        byte[] sinkInit = new byte[SINK_AREA];
+        for (int i = 0; i < SINK_AREA; i++) {
+            sinkInit[i] = guardByte(OFF_SINK + i);
+        }
+        for (int k = 0; k < SINK_SEGS.length; k += 2) {
+            for (int i = SINK_SEGS[k]; i < SINK_SEGS[k] + SINK_SEGS[k + 1]; i++) {
+                sinkInit[i] = (byte) (i * 5 + 7 * caseNo);
+            }
+        }
+        MemorySegment.copy(sinkInit, 0, all, ValueLayout.JAVA_BYTE, OFF_SINK, SINK_AREA);
         drain(recvEvd);
+        drain(reqEvd);
         drain(connEvd);
         drain(crEvd);
 
@@ -254,10 +290,27 @@ final class FuzzServer implements AutoCloseable {
             DatEvent est = waitEvent(connEvd, "ESTABLISHED");
             check(est.eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED, "expected ESTABLISHED, got " + est);
             reader = new Reader(s.getInputStream());
-
-            Env env = env(c.crc());
-            FuzzModel model = new FuzzModel(env.base(), regionInit, env.writableContext(), recvInit, RECV_SEGS, c.crc(),
-                    irdWord & Mpa.V2_VALUE_MASK);
+            int sinkStag = 0;
+            if (c.serverRead()) {
+                ep.postRdmaRead(2, new LmrTriplet[] {sinkLmr.triplet(SINK_SEGS[0], SINK_SEGS[1]),
+                    sinkLmr.triplet(SINK_SEGS[2], SINK_SEGS[3])}, READ_COOKIE,
+                        new RmrTriplet(0x00C0FFEE, 0x10000, READ_LENGTH), CompletionFlags.DEFAULT);
+                ServerFpdu rr = reader.awaitReadRequest(c.crc());
+                sinkStag = ByteBuffer.wrap(rr.payload()).getInt(0);
+                check(ByteBuffer.wrap(rr.payload()).getInt(12) == READ_LENGTH, "server Read Request " + rr);
+                log.append(String.format("  server issued an RDMA Read, sink STag %08x%n", sinkStag));
+            }
+            Env env = env(c.crc(), sinkStag, c.serverRead() ? READ_LENGTH : 0);
+            IntFunction<FuzzModel> newModel = ird -> {
+                FuzzModel m = new FuzzModel(env.base(), regionInit, env.writableContext(), recvInit, RECV_SEGS,
+                        c.crc(), ird);
+                m.sink(sinkInit, SINK_SEGS);
+                if (c.serverRead()) {
+                    m.serverRead(env.readSinkStag(), READ_LENGTH);
+                }
+                return m;
+            };
+            FuzzModel model = newModel.apply(irdWord & Mpa.V2_VALUE_MASK);
             // Make all bytes first (the model decides as it goes), then cut and send.
             List<byte[]> parts = new ArrayList<>();
             List<Seg> segs = new ArrayList<>();
@@ -275,8 +328,7 @@ final class FuzzServer implements AutoCloseable {
             int cut = c.cutPermille() < 0 ? -1 : (int) ((long) wire.length * c.cutPermille() / 1000);
             if (cut >= 0) {
                 // Replay the model up to the cut (the first pass saw everything).
-                model = new FuzzModel(env.base(), regionInit, env.writableContext(), recvInit, RECV_SEGS, c.crc(),
-                        irdWord & Mpa.V2_VALUE_MASK);
+                model = newModel.apply(irdWord & Mpa.V2_VALUE_MASK);
                 int pos = 0;
                 for (int i = 0; i < parts.size() && pos < cut; i++) {
                     int end = pos + parts.get(i).length;
@@ -351,9 +403,10 @@ final class FuzzServer implements AutoCloseable {
             checkResponses(model, stream);
             List<DatEvent> recvs = collectRecvs();
             checkRecvs(model, recvs);
+            DatEvent read = c.serverRead() ? checkRead(model) : null;
             checkMemory(model);
             checkHealth();
-            return new Result(model, end.eventNumber(), stream, recvs);
+            return new Result(model, end.eventNumber(), stream, recvs, read);
         } catch (IOException e) {
             throw new AssertionError("peer I/O failed: " + e, e);
         } finally {
@@ -436,6 +489,9 @@ final class FuzzServer implements AutoCloseable {
             if (f.isTerminate()) {
                 break;
             }
+            if (f.isReadRequest()) {
+                continue;
+            }
             if (cur == null) {
                 cur = new ByteArrayOutputStream();
                 starts.add(new int[] {i});
@@ -483,6 +539,19 @@ final class FuzzServer implements AutoCloseable {
         return out;
     }
 
+    private DatEvent checkRead(FuzzModel m) {
+        DatEvent e = waitEvent(reqEvd, "the completion of the server's RDMA Read");
+        check(e.userCookie() == READ_COOKIE, "request completion " + e);
+        boolean completed = m.verdict == Verdict.ANY ? m.certainReadCompleted : m.readCompleted;
+        if (completed) {
+            check(e.status() == DtoCompletionStatus.SUCCESS && e.transferredLength() == READ_LENGTH,
+                    "the server's RDMA Read: " + e + ", expected SUCCESS");
+        } else if (m.verdict != Verdict.ANY) {
+            check(e.status() != DtoCompletionStatus.SUCCESS, "the server's RDMA Read succeeded without its last Read Response");
+        }
+        return e;
+    }
+
     private static void checkRecvs(FuzzModel m, List<DatEvent> recvs) {
         int certain = m.verdict == Verdict.ANY ? m.certainCompletions : m.completions.size();
         for (int i = 0; i < recvs.size(); i++) {
@@ -513,6 +582,9 @@ final class FuzzServer implements AutoCloseable {
             } else if (i >= OFF_RECV && i < OFF_RECV + RECV_AREA) {
                 int k = (int) (i - OFF_RECV);
                 ok = m.recvUnknown[k] || b == m.recvArea[k];
+            } else if (i >= OFF_SINK && i < OFF_SINK + SINK_AREA) {
+                int k = (int) (i - OFF_SINK);
+                ok = m.sinkUnknown[k] || b == m.sinkArea[k];
             } else {
                 ok = b == guardByte(i);
             }
@@ -532,6 +604,9 @@ final class FuzzServer implements AutoCloseable {
         if (i >= OFF_RECV && i < OFF_RECV + RECV_AREA) {
             int k = (int) (i - OFF_RECV);
             return "receive area +" + k + (inRecv(k) ? ", receive " + k / SLOT : ", between receives");
+        }
+        if (i >= OFF_SINK && i < OFF_SINK + SINK_AREA) {
+            return "RDMA Read sink area +" + (i - OFF_SINK);
         }
         return "guard";
     }
@@ -629,6 +704,19 @@ final class FuzzServer implements AutoCloseable {
         byte[] bytes() {
             synchronized (buf) {
                 return buf.toByteArray();
+            }
+        }
+
+        ServerFpdu awaitReadRequest(boolean crc) {
+            long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+            for (;;) {
+                for (ServerFpdu f : FuzzFrames.parseServer(bytes(), crc).fpdus()) {
+                    if (f.isReadRequest()) {
+                        return f;
+                    }
+                }
+                check(System.nanoTime() < deadline && !done, "the server's RDMA Read Request did not come");
+                LockSupport.parkNanos(100_000);
             }
         }
 

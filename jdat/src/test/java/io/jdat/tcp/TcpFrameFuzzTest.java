@@ -27,7 +27,8 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 /**
  * Black-box fuzzing of the {@code tcp} provider's frame parser over a real loopback socket: a raw peer does
  * a valid MPA handshake (revision 2, enhanced, IRD/ORD block; with or without CRC; with or without
- * peer-to-peer mode and its Write RTR) and then sends generated FPDUs to a jdat server ({@link FuzzServer}):
+ * peer-to-peer mode and its Write RTR), in half the cases lets the server issue an RDMA Read to it (so that
+ * Read Responses have a sink to aim at), and then sends generated FPDUs to a jdat server ({@link FuzzServer}):
  * structure-aware segments whose every field is mostly plausible and sometimes hostile — opcodes 0..15,
  * T/L bits, DDP/RDMAP versions, STags (the writable region's, a local-only region's, the receive region's, a
  * stale key, random), TOs in, at and just past the region bounds, negative and near {@code Long.MAX_VALUE},
@@ -123,7 +124,7 @@ class TcpFrameFuzzTest {
             boolean naturallyTagged = h.kind() == Kind.WRITE || h.kind() == Kind.READ_RESPONSE;
             boolean tagged = naturallyTagged != h.flipTagged();
             boolean send = h.kind() == Kind.SEND || h.kind() == Kind.SEND_SE || h.kind() == Kind.SEND_INVALIDATE;
-            boolean notLast = h.notLast() && (send || h.reservedBits()); // multi-segment Sends, the odd other
+            boolean notLast = h.notLast() && (send || h.kind() == Kind.READ_RESPONSE || h.reservedBits());
             int ctrl = (tagged ? Ddp.CTRL_TAGGED : 0) | (notLast ? 0 : Ddp.CTRL_LAST) | (h.ddpVersion() & 3)
                     | (h.reservedBits() ? rnd.nextInt() & Ddp.CTRL_RESERVED : 0);
             int rctl = (h.rdmapVersion() & 3) << 6 | (h.reservedBits() ? rnd.nextInt() & 0x30 : 0) | opcode;
@@ -146,16 +147,19 @@ class TcpFrameFuzzTest {
                 default -> Integer.toUnsignedLong(t.sizeRaw());
             };
             long span = h.kind() == Kind.READ_REQUEST ? size : len; // what the TO must leave room for
-            long r = env.regionLength();
+            // A Read Response aims at the server's Read sink (TO from 0), everything else at the writable region.
+            boolean response = h.kind() == Kind.READ_RESPONSE;
+            long base = response ? 0 : env.base();
+            long r = response ? env.readLength() : env.regionLength();
             long to = switch (t.toMode()) {
-                case 0 -> env.base() + (span <= r ? Math.floorMod(t.toRaw(), r - span + 1) : 0);
-                case 1 -> env.base() + r - span;
-                case 2 -> env.base() + r - span + 1;
-                case 3 -> env.base() + t.toRaw() % 8192;
+                case 0 -> base + (span <= r ? Math.floorMod(t.toRaw(), r - span + 1) : 0);
+                case 1 -> base + r - span;
+                case 2 -> base + r - span + 1;
+                case 3 -> base + t.toRaw() % 8192;
                 default -> t.toRaw();
             };
             int stag = switch (t.stag()) {
-                case WRITABLE -> env.writableContext();
+                case WRITABLE -> response ? env.readSinkStag() : env.writableContext();
                 case LOCAL_ONLY -> env.localContext();
                 case RECV -> env.recvContext();
                 case STALE_KEY -> env.writableContext() ^ (1 + (t.stagRandom() & 0x7F));
@@ -202,6 +206,7 @@ class TcpFrameFuzzTest {
         return Combinators.combine(
                 Arbitraries.of(true, false),
                 Arbitraries.of(true, false),
+                Arbitraries.of(true, false),
                 step.list().ofMinSize(1).ofMaxSize(8),
                 Arbitraries.integers().between(1, 300).list().ofMaxSize(6),
                 Arbitraries.frequencyOf(Tuple.of(88, Arbitraries.just(-1)),
@@ -217,7 +222,7 @@ class TcpFrameFuzzTest {
                         Tuple.of(28, Arbitraries.just(Kind.SEND)),
                         Tuple.of(8, Arbitraries.just(Kind.SEND_SE)),
                         Tuple.of(3, Arbitraries.just(Kind.SEND_INVALIDATE)),
-                        Tuple.of(4, Arbitraries.just(Kind.READ_RESPONSE)),
+                        Tuple.of(8, Arbitraries.just(Kind.READ_RESPONSE)),
                         Tuple.of(6, Arbitraries.just(Kind.TERMINATE)),
                         Tuple.of(5, Arbitraries.just(Kind.OPCODE))),
                 Arbitraries.integers().between(0, 15),

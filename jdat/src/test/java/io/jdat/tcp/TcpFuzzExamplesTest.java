@@ -290,6 +290,44 @@ class TcpFuzzExamplesTest {
         assertTerminate(r, Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG);
     }
 
+    private static Result runWithServerRead(boolean crc, Step... steps) {
+        return server.run(new Case(crc, false, true, List.of(steps), List.of(), -1));
+    }
+
+    private static Step response(long to, int length, boolean last) {
+        return seg(env -> FuzzFrames.tagged(Ddp.OP_READ_RESPONSE, last, env.readSinkStag(), to, bytes(length, 6)));
+    }
+
+    @Test
+    void readResponsesFillTheServersReadSinkAcrossItsPieces() {
+        Result r = runWithServerRead(true, response(0, 250, false), response(250, 450, true));
+        assertEquals(FuzzModel.Verdict.VALID, r.model().verdict);
+        assertEquals(DtoCompletionStatus.SUCCESS, r.read().status());
+        assertEquals(FuzzServer.READ_LENGTH, r.read().transferredLength());
+    }
+
+    @Test
+    void readResponseBeyondItsSink() {
+        Result r = runWithServerRead(false, response(FuzzServer.READ_LENGTH - 10, 11, true));
+        assertTerminate(r, Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_BASE_BOUNDS);
+        Result n = runWithServerRead(false, response(-1, 8, true));
+        assertTerminate(n, Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_BASE_BOUNDS);
+    }
+
+    @Test
+    void readResponseToAnotherStag() {
+        Result r = runWithServerRead(false, seg(env -> FuzzFrames.tagged(Ddp.OP_READ_RESPONSE, true,
+                env.readSinkStag() ^ 0x100, 0, bytes(8, 6))));
+        assertTerminate(r, Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG);
+    }
+
+    @Test
+    void readResponseAfterTheLastOne() {
+        Result r = runWithServerRead(false, response(0, 700, true), response(0, 8, true));
+        assertTerminate(r, Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG);
+        assertEquals(DtoCompletionStatus.SUCCESS, r.read().status());
+    }
+
     @Test
     void sendAsATaggedMessage() {
         Result r = run(false, seg(env -> FuzzFrames.tagged(Ddp.OP_SEND, true, env.writableContext(), env.base(),
