@@ -426,6 +426,73 @@ final class FuzzServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code request} as the first bytes of a fresh connection, then a FIN, and checks what the server
+     * makes of it (RFC 5044 §7.1, RFC 6581): a well-formed Request without markers becomes a connection
+     * request carrying the consumer's private data (we reject it: Reply with R); one asking for markers gets
+     * a rejecting Reply and no CR; anything else (wrong key or revision, private data over 512 bytes or cut
+     * short, revision 2 enhanced without its IRD/ORD block) is closed without a Reply and without a CR.
+     */
+    String runMpa(byte[] request) {
+        caseNo++;
+        drain(crEvd);
+        // What a correct parser must conclude.
+        boolean whole = request.length >= Mpa.HEADER_LENGTH;
+        int flags = whole ? request[16] & 0xFF : 0;
+        int rev = whole ? request[17] & 0xFF : 0;
+        int pdLen = whole ? ((request[18] & 0xFF) << 8) | (request[19] & 0xFF) : 0;
+        boolean enhanced = rev == 2 && (flags & Mpa.FLAG_ENHANCED) != 0;
+        boolean valid = whole && Arrays.equals(request, 0, 16, Mpa.REQUEST_KEY, 0, 16) && (rev == 1 || rev == 2)
+                && pdLen <= Mpa.MAX_PRIVATE_DATA && (!enhanced || pdLen >= Mpa.V2_BLOCK)
+                && request.length >= Mpa.HEADER_LENGTH + pdLen;
+        boolean markers = (flags & Mpa.FLAG_MARKERS) != 0;
+        String story = "MPA Request " + FuzzFrames.hex(request, 0, Math.min(request.length, 48))
+                + (request.length > 48 ? "... (" + request.length + " bytes)" : "") + ": valid " + valid + ", markers " + markers;
+        try (Socket s = new Socket()) {
+            s.setSoTimeout((int) WAIT_MILLIS);
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) WAIT_MILLIS);
+            Reader reader = new Reader(s.getInputStream());
+            try {
+                s.getOutputStream().write(request);
+                s.shutdownOutput();
+            } catch (IOException e) {
+                // the server may have closed already (a bad key is seen early)
+            }
+            DatEvent cr = new DatEvent();
+            long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+            boolean gotCr = false;
+            while (!reader.done || (valid && !markers && !gotCr)) {
+                if (crEvd.dequeue(cr)) {
+                    check(!gotCr, story + ": two connection requests");
+                    gotCr = true;
+                    check(valid && !markers, story + ": the server made a connection request of it");
+                    byte[] pd = Arrays.copyOfRange(request, Mpa.HEADER_LENGTH + (enhanced ? Mpa.V2_BLOCK : 0),
+                            Mpa.HEADER_LENGTH + pdLen);
+                    byte[] got = cr.cr().query(io.jdat.CrParam.FIELD_ALL).privateData();
+                    check(Arrays.equals(pd, got), story + ": CR private data " + FuzzFrames.hex(got, 0, got.length));
+                    cr.cr().reject();
+                }
+                check(System.nanoTime() < deadline, story + ": the server neither answered nor closed within "
+                        + WAIT_MILLIS + " ms");
+                LockSupport.parkNanos(100_000);
+            }
+            reader.await();
+            check(gotCr == (valid && !markers) && !crEvd.dequeue(cr), story + ": connection request " + gotCr);
+            byte[] reply = reader.bytes();
+            if (valid) {
+                check(reply.length >= Mpa.HEADER_LENGTH && Arrays.equals(reply, 0, 16, Mpa.REPLY_KEY, 0, 16)
+                        && (reply[16] & Mpa.FLAG_REJECT) != 0 && (reply[16] & Mpa.FLAG_MARKERS) == 0,
+                        story + ": expected a rejecting Reply, got " + FuzzFrames.hex(reply, 0, Math.min(reply.length, 32)));
+            } else {
+                check(reply.length == 0, story + ": the server answered " + FuzzFrames.hex(reply, 0, Math.min(reply.length, 32)));
+            }
+        } catch (IOException e) {
+            throw new AssertionError(story + ": peer I/O failed: " + e, e);
+        }
+        checkHealth();
+        return !valid ? "refused" : markers ? "rejected (markers)" : "connection request";
+    }
+
     private void cleanUp(Endpoint ep) {
         try {
             if (ep.getStatus().epState() != EpState.DISCONNECTED && ep.getStatus().epState() != EpState.UNCONNECTED) {

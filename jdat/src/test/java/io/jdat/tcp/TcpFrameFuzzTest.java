@@ -73,17 +73,109 @@ class TcpFrameFuzzTest {
         Statistics.collect(m.verdict, m.verdict == FuzzModel.Verdict.TERMINATE ? Terminate.describe(m.expectedWord) : "");
     }
 
+    @Property(shrinking = ShrinkingMode.BOUNDED, edgeCases = EdgeCasesMode.NONE)
+    @AddLifecycleHook(MpaTries.class)
+    void hostileMpaRequestsAreCheckedBeforeAConnectionExists(@ForAll("requests") MpaCase c) {
+        Statistics.collect(server.runMpa(c.bytes()));
+    }
+
     /** Tries from {@code -Djdat.fuzz.tries} (default {@value #DEFAULT_TRIES}), seed from {@code -Djdat.fuzz.seed}. */
-    static final class Tries implements AroundPropertyHook {
+    static class Tries implements AroundPropertyHook {
+        int divisor() {
+            return 1;
+        }
+
         @Override
         public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
-            context.attributes().setTries(Integer.getInteger("jdat.fuzz.tries", DEFAULT_TRIES));
+            context.attributes().setTries(Math.max(1, Integer.getInteger("jdat.fuzz.tries", DEFAULT_TRIES) / divisor()));
             String seed = System.getProperty("jdat.fuzz.seed");
             if (seed != null && !seed.isEmpty()) {
                 context.attributes().setSeed(seed);
             }
             return property.execute();
         }
+    }
+
+    /** A third of the frame cases for the MPA Requests (they have fewer fields). */
+    static final class MpaTries extends Tries {
+        @Override
+        int divisor() {
+            return 3;
+        }
+    }
+
+    // ------------------------------------------------------------------ MPA Request generator
+
+    /** One change to a well-formed MPA Request. */
+    record Mutation(int kind, int at, int value) {
+        byte[] apply(byte[] b) {
+            return switch (kind) {
+                case 0 -> { // one byte anywhere
+                    byte[] c = b.clone();
+                    if (c.length > 0) {
+                        c[Math.floorMod(at, c.length)] = (byte) value;
+                    }
+                    yield c;
+                }
+                case 1 -> java.util.Arrays.copyOf(b, Math.floorMod(at, b.length + 1)); // cut short
+                case 2 -> { // PD_Length lies
+                    byte[] c = b.clone();
+                    if (c.length >= Mpa.HEADER_LENGTH) {
+                        int v = value % 3 == 0 ? Math.floorMod(value, 1024) : Math.floorMod(value, 65536);
+                        c[18] = (byte) (v >>> 8);
+                        c[19] = (byte) v;
+                    }
+                    yield c;
+                }
+                case 3 -> { // bytes after it (a pipelined FPDU, or noise)
+                    byte[] c = java.util.Arrays.copyOf(b, b.length + Math.floorMod(at, 64) + 1);
+                    new SplittableRandom(value).nextBytes(c);
+                    System.arraycopy(b, 0, c, 0, b.length);
+                    yield c;
+                }
+                default -> { // the flags or revision byte
+                    byte[] c = b.clone();
+                    if (c.length >= Mpa.HEADER_LENGTH) {
+                        c[16 + (at & 1)] = (byte) value;
+                    }
+                    yield c;
+                }
+            };
+        }
+    }
+
+    /** A well-formed Request (revision, flags, private data) and the mutations applied to it. */
+    record MpaCase(int revision, boolean crc, boolean markers, boolean p2p, int pdLength, long seed,
+            java.util.List<Mutation> mutations) {
+        byte[] bytes() {
+            byte[] pd = new byte[pdLength];
+            new SplittableRandom(seed).nextBytes(pd);
+            int flags = (crc ? Mpa.FLAG_CRC : 0) | (markers ? Mpa.FLAG_MARKERS : 0);
+            java.nio.ByteBuffer b = Mpa.encode(false, flags, revision, 4 | (p2p ? Mpa.V2_PEER_TO_PEER : 0),
+                    4 | (p2p ? Mpa.V2_WRITE_RTR : 0), pd);
+            byte[] out = new byte[b.remaining()];
+            b.get(out);
+            for (Mutation m : mutations) {
+                out = m.apply(out);
+            }
+            return out;
+        }
+    }
+
+    @Provide
+    Arbitrary<MpaCase> requests() {
+        Arbitrary<Mutation> mutation = Combinators.combine(Arbitraries.integers().between(0, 4), Arbitraries.integers(),
+                Arbitraries.integers()).as(Mutation::new);
+        return Combinators.combine(
+                mostly(Arbitraries.just(2), 75, Arbitraries.of(1, 0, 3, 255)),
+                Arbitraries.of(true, false),
+                mostly(Arbitraries.just(false), 90, Arbitraries.just(true)),
+                Arbitraries.of(true, false),
+                Arbitraries.frequencyOf(Tuple.of(80, Arbitraries.integers().between(0, 40)),
+                        Tuple.of(20, Arbitraries.integers().between(41, 600))),
+                Arbitraries.longs(),
+                mutation.list().ofMaxSize(3))
+                .as(MpaCase::new);
     }
 
     // ------------------------------------------------------------------ generators
