@@ -62,10 +62,13 @@ final class TcpConnection implements Channel {
         this.rx = new TcpReceiver(this, ch, tx, crc);
     }
 
-    /** Starts moving bytes for {@code s}: the RTR goes first, then the progress thread watches the socket. */
+    /**
+     * Starts moving bytes for {@code s}: the RTR goes first, then the progress thread watches the socket.
+     * The core may already have submitted requests (it reports ESTABLISHED before it returns the sink).
+     */
     void start(ChannelSink s) {
         sink = s;
-        tx.sendRtrIfPending();
+        tx.start();
         transport.progress.add(this);
     }
 
@@ -100,7 +103,8 @@ final class TcpConnection implements Channel {
     public void recvPosted() {
         if (rx.stalled()) {
             readInterest(true);
-            transport.progress.wake();
+            // The waiting Send may be staged whole, so no read readiness will come: run a receive pass.
+            transport.progress.execute(rx::poll);
         }
     }
 

@@ -301,7 +301,7 @@ final class TcpReceiver {
                     return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG,
                             String.format("Read Response to STag 0x%08x, which names no outstanding Read", stag));
                 }
-                long len = wr.totalLength();
+                long len = wr.remoteLength(); // what the Read asked for; the sink may be longer
                 if (to < 0 || to > len || payload > len - to) {
                     return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_BASE_BOUNDS,
                             "Read Response outside its sink: TO " + to + ", " + payload + " bytes, sink " + len);
@@ -502,7 +502,7 @@ final class TcpReceiver {
             }
             case Ddp.OP_TERMINATE -> {
                 int word = scratch.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
-                tx.failOldest(Terminate.status(word));
+                tx.peerTerminated(word);
                 end(BROKEN, "peer sent Terminate: " + Terminate.describe(word));
             }
             default -> {

@@ -1,6 +1,7 @@
 package io.jdat.tcp;
 
 import io.jdat.DtoCompletionStatus;
+import io.jdat.spi.ChannelSink;
 import io.jdat.spi.IoVector;
 import io.jdat.spi.WorkRequest;
 import java.io.IOException;
@@ -180,11 +181,14 @@ final class TcpTransmitter {
         } while (work);
     }
 
-    /** Sends the ready-to-receive message first, unless a request already did. */
-    void sendRtrIfPending() {
+    /**
+     * The sink is known: sends the ready-to-receive message first, unless a request already did, and
+     * reports what requests submitted meanwhile finished.
+     */
+    void start() {
         lock.lock();
         try {
-            if (rtrPending && !closed) {
+            if (!closed) {
                 flushLocked();
             }
         } finally {
@@ -246,30 +250,45 @@ final class TcpTransmitter {
             if (closed) {
                 return;
             }
-            markDone(readOrder[i], DtoCompletionStatus.SUCCESS, wr.totalLength());
+            markDone(readOrder[i], DtoCompletionStatus.SUCCESS, wr.remoteLength()); // bytes read, not the sink's size
             flushLocked(); // reports it, and sends a Read that waited for an ORD slot
         } finally {
             lock.unlock();
         }
     }
 
-    /** The peer ended the connection with a Terminate: the oldest unfinished request fails with {@code status}. */
-    void failOldest(DtoCompletionStatus status) {
+    /**
+     * The peer ended the connection with the Terminate {@code word} (receive path). It names a request of
+     * ours only when it answers a Read Request (an RDMAP remote protection error): then the oldest
+     * outstanding Read fails with the Terminate's status. Sends and Writes completed when their bytes were
+     * in the socket, so the Terminate of one of them names nothing unreported. Every other unreported
+     * request is flushed: the peer took nothing after the message it refused (DSC-05).
+     */
+    void peerTerminated(int word) {
         lock.lock();
         try {
             if (closed) {
                 return;
             }
             failed = true;
-            for (long i = oHead; i < oTail; i++) {
-                if (oDone[(int) (i & (oDone.length - 1))] == 0) {
-                    markDone(i, status, 0);
-                    break;
-                }
-            }
+            boolean readRefused = Terminate.layer(word) == Terminate.LAYER_RDMAP
+                    && Terminate.errorType(word) == Terminate.RDMAP_REMOTE_PROTECTION;
+            long culprit = readRefused && readHead != readTail ? readOrder[(int) (readHead & (readWr.length - 1))] : -1;
+            failUnreported(culprit, Terminate.status(word));
             reportCompletions();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Fails every request not reported yet, done or not: {@code culprit} with {@code status}, the others with
+     * {@code DAT_DTO_ERR_FLUSHED} (DSC-05: once one fails, every later one fails, even if its bytes were
+     * already written).
+     */
+    private void failUnreported(long culprit, DtoCompletionStatus status) {
+        for (long i = oHead; i < oTail; i++) {
+            markDone(i, i == culprit ? status : DtoCompletionStatus.ERR_FLUSHED, 0);
         }
     }
 
@@ -365,12 +384,13 @@ final class TcpTransmitter {
     private void transmitFailed(String why) {
         if (!failed) {
             failed = true;
-            for (long i = oHead; i < oTail; i++) {
+            long culprit = -1;
+            for (long i = oHead; i < oTail && culprit < 0; i++) {
                 if (oDone[(int) (i & (oDone.length - 1))] == 0) {
-                    markDone(i, DtoCompletionStatus.ERR_TRANSPORT, 0);
-                    break;
+                    culprit = i;
                 }
             }
+            failUnreported(culprit, DtoCompletionStatus.ERR_TRANSPORT);
         }
         resetBatch();
         qHead = qTail;
@@ -581,7 +601,7 @@ final class TcpTransmitter {
             crc.update(b);
             value = (int) crc.getValue();
         }
-        b.limit(end + Ddp.CRC_FIELD).position(0); // before the put: the CRC pass left the limit at `end`
+        b.limit(end + Ddp.CRC_FIELD).position(0); // the CRC pass above left the limit at the CRC field
         b.putInt(end, Integer.reverseBytes(value)); // least-significant byte first, as siw
         addIov(b);
         endFpdu(completes, length, kind);
@@ -701,8 +721,15 @@ final class TcpTransmitter {
         oLength[i] = length;
     }
 
-    /** Reports finished requests from the oldest on, stopping at the first unfinished one. */
+    /**
+     * Reports finished requests from the oldest on, stopping at the first unfinished one. Nothing before
+     * {@link TcpConnection#start} gave the sink: the core may submit as soon as it reported ESTABLISHED.
+     */
     private void reportCompletions() {
+        ChannelSink sink = conn.sink;
+        if (sink == null) {
+            return;
+        }
         while (oHead < oTail && !closed) {
             int i = (int) (oHead & (oDone.length - 1));
             if (oDone[i] == 0) {
@@ -711,7 +738,7 @@ final class TcpTransmitter {
             DtoCompletionStatus st = oStatus[i];
             oStatus[i] = null;
             oHead++;
-            conn.sink.requestCompleted(st, oLength[i]);
+            sink.requestCompleted(st, oLength[i]);
         }
     }
 
