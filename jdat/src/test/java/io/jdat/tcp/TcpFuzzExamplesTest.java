@@ -300,7 +300,7 @@ class TcpFuzzExamplesTest {
 
     @Test
     void readResponsesFillTheServersReadSinkAcrossItsPieces() {
-        Result r = runWithServerRead(true, response(0, 250, false), response(250, 450, true));
+        Result r = runWithServerRead(true, response(0, 250, false), response(250, FuzzServer.READ_LENGTH - 250, true));
         assertEquals(FuzzModel.Verdict.VALID, r.model().verdict);
         assertEquals(DtoCompletionStatus.SUCCESS, r.read().status());
         assertEquals(FuzzServer.READ_LENGTH, r.read().transferredLength());
@@ -315,6 +315,13 @@ class TcpFuzzExamplesTest {
     }
 
     @Test
+    void readResponseIntoTheSinkPastWhatTheReadAskedFor() {
+        // The sink (700 bytes) is longer than the Read (640): the rest of it is not the peer's to write.
+        Result r = runWithServerRead(false, response(FuzzServer.READ_LENGTH - 8, 16, true));
+        assertTerminate(r, Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_BASE_BOUNDS);
+    }
+
+    @Test
     void readResponseToAnotherStag() {
         Result r = runWithServerRead(false, seg(env -> FuzzFrames.tagged(Ddp.OP_READ_RESPONSE, true,
                 env.readSinkStag() ^ 0x100, 0, bytes(8, 6))));
@@ -323,7 +330,7 @@ class TcpFuzzExamplesTest {
 
     @Test
     void readResponseAfterTheLastOne() {
-        Result r = runWithServerRead(false, response(0, 700, true), response(0, 8, true));
+        Result r = runWithServerRead(false, response(0, FuzzServer.READ_LENGTH, true), response(0, 8, true));
         assertTerminate(r, Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG);
         assertEquals(DtoCompletionStatus.SUCCESS, r.read().status());
     }
