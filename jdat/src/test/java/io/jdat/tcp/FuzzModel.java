@@ -211,7 +211,8 @@ final class FuzzModel {
             if (op == Ddp.OP_WRITE) {
                 long off = resolve(s.stag(), s.to(), len);
                 if (off < 0) {
-                    terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG, s);
+                    terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, resolve(s.stag(), s.to(), 1) >= 0
+                            ? Terminate.DDP_T_BASE_BOUNDS : Terminate.DDP_T_INVALID_STAG, s);
                     return;
                 }
                 System.arraycopy(s.payload(), 0, region, (int) off, len);
@@ -298,7 +299,8 @@ final class FuzzModel {
             long size = Integer.toUnsignedLong(s.rrSize());
             long off = resolve(s.rrSrcStag(), s.rrSrcTo(), size);
             if (off < 0) {
-                terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_INVALID_STAG, s);
+                terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, resolve(s.rrSrcStag(), s.rrSrcTo(), 1) >= 0
+                        ? Terminate.RDMAP_BASE_BOUNDS : Terminate.RDMAP_INVALID_STAG, s);
                 return;
             }
             if (!crcCheck(s)) {
@@ -346,7 +348,10 @@ final class FuzzModel {
     /**
      * The offset in the writable region that an access of {@code len} bytes at {@code to} through
      * {@code stag} reaches, or -1 when the access must be refused. A zero-length access names no memory and
-     * is not checked (API.md §4.1); only the writable region's context has remote privileges.
+     * is not checked (API.md §4.1); only the writable region's context has remote privileges. A refused
+     * access whose first byte alone would pass is a base/bounds violation (RFC 5040 §4.8, RFC 5041 §7.2:
+     * the STag is valid, the range is not); any other is reported as an invalid STag, since the core does
+     * not tell a transport which check failed.
      */
     long resolve(int stag, long to, long len) {
         if (len == 0) {

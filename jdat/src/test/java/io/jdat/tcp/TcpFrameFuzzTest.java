@@ -50,7 +50,7 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  * (add {@code -Djdat.fuzz.seed=N} to replay a seed jqwik reported).
  */
 class TcpFrameFuzzTest {
-    static final int DEFAULT_TRIES = 300;
+    static final int DEFAULT_TRIES = 500;
     private static FuzzServer server;
 
     @BeforeContainer

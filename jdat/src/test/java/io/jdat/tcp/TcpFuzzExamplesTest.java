@@ -198,8 +198,16 @@ class TcpFuzzExamplesTest {
 
     @Test
     void writeOneByteBeyondTheRegion() {
-        // The core's resolveRemote reports one ACCESS_ERROR for context, bounds and privilege alike.
+        // Regression: was "invalid STag" (the core's resolveRemote says only ACCESS_ERROR); the STag and the
+        // start are valid, so it is a base/bounds violation (RFC 5041 §7.2 code 0x01).
         Result r = run(false, write(FuzzServer.REGION - 15, 16));
+        assertTerminate(r, Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_BASE_BOUNDS);
+    }
+
+    @Test
+    void writeStartingBeforeTheRegion() {
+        // Nothing of it is inside: the provider cannot tell this from a foreign STag and reports invalid STag.
+        Result r = run(false, write(-1, 16));
         assertTerminate(r, Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG);
     }
 
@@ -215,13 +223,20 @@ class TcpFuzzExamplesTest {
 
     @Test
     void readRequestBeyondTheRegion() {
+        // Regression: base/bounds (RFC 5040 §4.8 code 0x01), was "invalid STag".
         Result r = run(false, read(0x99, 64, Env::writableContext, FuzzServer.REGION - 32));
-        assertTerminate(r, Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_INVALID_STAG);
+        assertTerminate(r, Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_BASE_BOUNDS);
     }
 
     @Test
     void readRequestOfAHugeSize() {
         Result r = run(true, read(0x99, -1, Env::writableContext, 0));
+        assertTerminate(r, Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_BASE_BOUNDS);
+    }
+
+    @Test
+    void readRequestOfAnUnknownStag() {
+        Result r = run(false, read(0x99, 16, env -> 0x7777_7700, 0));
         assertTerminate(r, Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_INVALID_STAG);
     }
 
