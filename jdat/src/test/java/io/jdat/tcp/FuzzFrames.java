@@ -84,6 +84,16 @@ final class FuzzFrames {
                     p, lengthDelta, badCrc);
         }
 
+        Seg withCtrl(int c) {
+            return new Seg(c, rctl, stag, to, rsvdUlp, qn, msn, mo, rrSinkStag, rrSinkTo, rrSize, rrSrcStag, rrSrcTo,
+                    payload, lengthDelta, badCrc);
+        }
+
+        Seg withRctl(int c) {
+            return new Seg(ctrl, c, stag, to, rsvdUlp, qn, msn, mo, rrSinkStag, rrSinkTo, rrSize, rrSrcStag, rrSrcTo,
+                    payload, lengthDelta, badCrc);
+        }
+
         Seg withCrc(boolean bad) {
             return new Seg(ctrl, rctl, stag, to, rsvdUlp, qn, msn, mo, rrSinkStag, rrSinkTo, rrSize, rrSrcStag, rrSrcTo,
                     payload, lengthDelta, bad);
@@ -185,7 +195,11 @@ final class FuzzFrames {
 
     /** The RFC 6581 ready-to-receive message we offer: a zero-length RDMA Write. */
     static byte[] writeRtr(boolean crc) {
-        return encode(tagged(Ddp.OP_WRITE, true, 0, 0, new byte[0]), crc);
+        return encode(writeRtrSeg(), crc);
+    }
+
+    static Seg writeRtrSeg() {
+        return tagged(Ddp.OP_WRITE, true, 0, 0, new byte[0]);
     }
 
     /** One FPDU the server sent. */

@@ -493,6 +493,76 @@ final class FuzzServer implements AutoCloseable {
         return !valid ? "refused" : markers ? "rejected (markers)" : "connection request";
     }
 
+    /**
+     * Peer-to-peer setup (RFC 6581) with {@code rtr} sent where the ready-to-receive FPDU belongs, then a FIN.
+     * We offered only the Write RTR, so only a zero-length RDMA Write FPDU (ULPDU of 14 bytes, T and L set,
+     * DDP and RDMAP version 1, opcode 0, a right CRC when CRC is on; its STag and TO name no memory) may
+     * establish the connection, and our FIN then disconnects it; anything else must fail the accept
+     * (ACCEPT_COMPLETION_ERROR) and close the stream, within {@value #WAIT_MILLIS} ms, without a CR of its own.
+     *
+     * @return what happened, for statistics
+     */
+    String runRtr(byte[] rtr, boolean crc) {
+        caseNo++;
+        drain(crEvd);
+        drain(connEvd);
+        int rtrLength = Ddp.fpduLength(Ddp.TAGGED_HEADER);
+        boolean trailing = rtr.length > rtrLength; // stream data after it: the receiver's business
+        boolean valid = rtr.length >= rtrLength && (rtr[0] & 0xFF) == 0
+                && (rtr[1] & 0xFF) == Ddp.TAGGED_HEADER && (rtr[2] & (Ddp.CTRL_TAGGED | Ddp.CTRL_LAST | 3)) == 0xC1
+                && ((rtr[3] & 0xFF) >>> 6) == 1 && (rtr[3] & 0x0F) == Ddp.OP_WRITE;
+        if (valid && crc) {
+            java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+            c.update(rtr, 0, 16);
+            valid = Integer.reverseBytes(ByteBuffer.wrap(rtr, 16, 4).getInt()) == (int) c.getValue();
+        }
+        String story = "RTR " + FuzzFrames.hex(rtr, 0, Math.min(rtr.length, 40)) + " (" + rtr.length + " bytes, crc " + crc
+                + "): valid " + valid;
+        Endpoint ep = null;
+        try (Socket s = new Socket()) {
+            s.setSoTimeout((int) WAIT_MILLIS);
+            s.setTcpNoDelay(true);
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) WAIT_MILLIS);
+            s.getOutputStream().write(FuzzFrames.mpaRequest(crc, true, 16, 16, new byte[0]));
+            DatEvent cr = waitEvent(crEvd, "the connection request");
+            ep = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, null);
+            cr.cr().accept(ep, 0, null);
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            byte[] h = new byte[Mpa.HEADER_LENGTH];
+            in.readFully(h);
+            in.readFully(new byte[((h[18] & 0xFF) << 8) | (h[19] & 0xFF)]);
+            Reader reader = new Reader(in);
+            try {
+                s.getOutputStream().write(rtr);
+                s.shutdownOutput();
+            } catch (IOException e) {
+                // closed already
+            }
+            DatEvent e = waitEvent(connEvd, "the end of setup");
+            if (valid) {
+                check(e.eventNumber() == EventNumber.CONNECTION_EVENT_ESTABLISHED, story + ": " + e);
+                DatEvent end = waitEvent(connEvd, "the end of the connection");
+                check(end.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED
+                        || trailing && end.eventNumber() == EventNumber.CONNECTION_EVENT_BROKEN, story + ": then " + end);
+            } else {
+                check(e.eventNumber() == EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, story + ": " + e);
+            }
+            reader.await();
+            ServerStream sent = FuzzFrames.parseServer(reader.bytes(), crc);
+            check(valid && trailing ? sent.error() == null : reader.bytes().length == 0, story + ": the server sent "
+                    + FuzzFrames.hex(reader.bytes(), 0, Math.min(32, reader.bytes().length)));
+            check(!crEvd.dequeue(cr), story + ": another connection request");
+        } catch (IOException e) {
+            throw new AssertionError(story + ": peer I/O failed: " + e, e);
+        } finally {
+            if (ep != null) {
+                cleanUp(ep);
+            }
+        }
+        checkHealth();
+        return valid ? trailing ? "established, then stream data" : "established" : "accept failed";
+    }
+
     private void cleanUp(Endpoint ep) {
         try {
             if (ep.getStatus().epState() != EpState.DISCONNECTED && ep.getStatus().epState() != EpState.UNCONNECTED) {

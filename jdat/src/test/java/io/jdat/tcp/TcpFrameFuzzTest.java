@@ -79,6 +79,29 @@ class TcpFrameFuzzTest {
         Statistics.collect(server.runMpa(c.bytes()));
     }
 
+    @Property(shrinking = ShrinkingMode.BOUNDED, edgeCases = EdgeCasesMode.NONE)
+    @AddLifecycleHook(MpaTries.class)
+    void hostileRtrsNeverEstablishAConnection(@ForAll boolean crc, @ForAll("rtrs") Mutation[] mutations) {
+        byte[] rtr = FuzzFrames.writeRtr(crc);
+        for (Mutation m : mutations) {
+            rtr = m.apply(rtr);
+        }
+        Statistics.collect(server.runRtr(rtr, crc));
+    }
+
+    @Provide
+    Arbitrary<Mutation[]> rtrs() {
+        // One field at a time mostly: the length, the control bytes, the CRC, a cut, bytes after it.
+        Arbitrary<Mutation> one = Combinators.combine(
+                Arbitraries.frequencyOf(Tuple.of(40, Arbitraries.just(0)), Tuple.of(10, Arbitraries.just(1)),
+                        Tuple.of(10, Arbitraries.just(3))),
+                Arbitraries.frequencyOf(Tuple.of(40, Arbitraries.integers().between(0, 3)),
+                        Tuple.of(20, Arbitraries.integers().between(4, 19)), Tuple.of(5, Arbitraries.integers())),
+                Arbitraries.integers().between(0, 255))
+                .as(Mutation::new);
+        return one.array(Mutation[].class).ofMaxSize(2);
+    }
+
     /** Tries from {@code -Djdat.fuzz.tries} (default {@value #DEFAULT_TRIES}), seed from {@code -Djdat.fuzz.seed}. */
     static class Tries implements AroundPropertyHook {
         int divisor() {

@@ -378,6 +378,32 @@ class TcpFuzzExamplesTest {
     }
 
     @Test
+    void theWriteRtrEstablishesPeerToPeerSetup() {
+        assertEquals("established", server.runRtr(FuzzFrames.writeRtr(true), true));
+        assertEquals("established", server.runRtr(FuzzFrames.writeRtr(false), false));
+    }
+
+    @Test
+    void anRtrWithABadVersionDoesNotEstablish() {
+        // Regression: MpaPassive.readRtr checked T, L and the opcode but not the DDP and RDMAP versions, so an
+        // FPDU of DDP version 0 (or RDMAP version 2) was taken for the ready-to-receive message.
+        byte[] badDdp = FuzzFrames.encode(FuzzFrames.writeRtrSeg().withCtrl(0xC0), false);
+        assertEquals("accept failed", server.runRtr(badDdp, false));
+        byte[] badRdmap = FuzzFrames.encode(FuzzFrames.writeRtrSeg().withRctl(0x80), true);
+        assertEquals("accept failed", server.runRtr(badRdmap, true));
+    }
+
+    @Test
+    void anRtrThatIsNotAZeroLengthWriteDoesNotEstablish() {
+        assertEquals("accept failed", server.runRtr(FuzzFrames.encode(FuzzFrames.untagged(Ddp.OP_SEND, true,
+                Ddp.QN_SEND, 1, 0, new byte[0]), false), false));
+        assertEquals("accept failed", server.runRtr(FuzzFrames.encode(FuzzFrames.tagged(Ddp.OP_WRITE, true, 0, 0,
+                new byte[4]), true), true));
+        assertEquals("accept failed", server.runRtr(FuzzFrames.encode(FuzzFrames.writeRtrSeg().withCrc(true), true),
+                true));
+    }
+
+    @Test
     void streamCutInsideAValidFpduBreaksWithoutTerminate() {
         Result r = server.run(new Case(false, true, List.of(write(0, 200)), List.of(7, 13), 500));
         assertEquals(EventNumber.CONNECTION_EVENT_BROKEN, r.serverEvent());
