@@ -563,6 +563,88 @@ final class FuzzServer implements AutoCloseable {
         return valid ? trailing ? "established, then stream data" : "established" : "accept failed";
     }
 
+    /**
+     * The jdat side as initiator: an EP of this IA connects (MPA revision 2, P2P with a Write RTR, as the IA's
+     * defaults say) to a raw listener that reads the Request, answers {@code reply}, and then sends a FIN.
+     * A well-formed Reply (key, revision 1 or 2, PD_Length at most 512 and all there, the IRD/ORD block when
+     * enhanced) without markers establishes the connection, unless it rejects (PEER_REJECTED) or, in
+     * peer-to-peer mode, fails to pick the Write RTR we offered (NON_PEER_REJECTED); after ESTABLISHED the
+     * FIN disconnects (or, with stream bytes after the Reply, may break) the EP. Anything else is
+     * NON_PEER_REJECTED. All within {@value #WAIT_MILLIS} ms.
+     *
+     * @return the EP's first connection event, for statistics
+     */
+    String runReply(byte[] reply) {
+        caseNo++;
+        drain(connEvd);
+        boolean whole = reply.length >= Mpa.HEADER_LENGTH;
+        int flags = whole ? reply[16] & 0xFF : 0;
+        int rev = whole ? reply[17] & 0xFF : 0;
+        int pdLen = whole ? ((reply[18] & 0xFF) << 8) | (reply[19] & 0xFF) : 0;
+        boolean enhanced = rev == 2 && (flags & Mpa.FLAG_ENHANCED) != 0;
+        boolean valid = whole && Arrays.equals(reply, 0, 16, Mpa.REPLY_KEY, 0, 16) && (rev == 1 || rev == 2)
+                && pdLen <= Mpa.MAX_PRIVATE_DATA && (!enhanced || pdLen >= Mpa.V2_BLOCK)
+                && reply.length >= Mpa.HEADER_LENGTH + pdLen;
+        boolean trailing = valid && reply.length > Mpa.HEADER_LENGTH + pdLen;
+        int ordWord = valid && enhanced ? ((reply[22] & 0xFF) << 8) | (reply[23] & 0xFF) : 0;
+        int irdWord = valid && enhanced ? ((reply[20] & 0xFF) << 8) | (reply[21] & 0xFF) : 0;
+        boolean p2p = enhanced && (irdWord & Mpa.V2_PEER_TO_PEER) != 0;
+        EventNumber expected = !valid ? EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED
+                : (flags & Mpa.FLAG_REJECT) != 0 ? EventNumber.CONNECTION_EVENT_PEER_REJECTED
+                : (flags & Mpa.FLAG_MARKERS) != 0 || p2p && (ordWord & Mpa.V2_WRITE_RTR) == 0
+                        ? EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED
+                : EventNumber.CONNECTION_EVENT_ESTABLISHED;
+        String story = "MPA Reply " + FuzzFrames.hex(reply, 0, Math.min(reply.length, 48))
+                + (reply.length > 48 ? "... (" + reply.length + " bytes)" : "") + ": expected " + expected;
+        Endpoint ep = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, null);
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            listener.setSoTimeout((int) WAIT_MILLIS);
+            ep.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), listener.getLocalPort(),
+                    (int) (2 * WAIT_MILLIS * 1000), 0, null, io.jdat.Qos.BEST_EFFORT, 0);
+            try (Socket s = listener.accept()) {
+                s.setSoTimeout((int) WAIT_MILLIS);
+                DataInputStream in = new DataInputStream(s.getInputStream());
+                byte[] h = new byte[Mpa.HEADER_LENGTH];
+                in.readFully(h);
+                check(Arrays.equals(h, 0, 16, Mpa.REQUEST_KEY, 0, 16), "not an MPA Request from jdat");
+                in.readFully(new byte[((h[18] & 0xFF) << 8) | (h[19] & 0xFF)]);
+                Reader reader = new Reader(in);
+                try {
+                    s.getOutputStream().write(reply);
+                    s.shutdownOutput();
+                } catch (IOException e) {
+                    // closed already
+                }
+                DatEvent e = waitEvent(connEvd, "the outcome of the connect");
+                check(e.eventNumber() == expected, story + ": got " + e);
+                if (expected == EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+                    DatEvent end = waitEvent(connEvd, "the end of the connection");
+                    check(end.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED
+                            || trailing && end.eventNumber() == EventNumber.CONNECTION_EVENT_BROKEN, story + ": then " + end);
+                }
+                reader.await();
+                boolean crc = (flags & Mpa.FLAG_CRC) != 0;
+                byte[] sentBytes = reader.bytes();
+                if (expected == EventNumber.CONNECTION_EVENT_ESTABLISHED && p2p) {
+                    // the Write RTR first, exactly
+                    byte[] rtr = FuzzFrames.writeRtr(crc);
+                    check(Arrays.equals(sentBytes, 0, Math.min(rtr.length, sentBytes.length), rtr, 0, rtr.length),
+                            story + ": the RTR is " + FuzzFrames.hex(sentBytes, 0, Math.min(32, sentBytes.length)));
+                    sentBytes = Arrays.copyOfRange(sentBytes, rtr.length, sentBytes.length);
+                }
+                ServerStream sent = FuzzFrames.parseServer(sentBytes, crc);
+                check(expected == EventNumber.CONNECTION_EVENT_ESTABLISHED ? sent.error() == null : sentBytes.length == 0,
+                        story + ": jdat sent " + FuzzFrames.hex(sentBytes, 0, Math.min(32, sentBytes.length)));
+            }
+        } catch (IOException e) {
+            throw new AssertionError(story + ": raw listener I/O failed: " + e, e);
+        } finally {
+            cleanUp(ep);
+        }
+        checkHealth();
+        return expected.name().replace("CONNECTION_EVENT_", "") + (trailing ? ", then stream data" : "");
+    }
+
     private void cleanUp(Endpoint ep) {
         try {
             if (ep.getStatus().epState() != EpState.DISCONNECTED && ep.getStatus().epState() != EpState.UNCONNECTED) {

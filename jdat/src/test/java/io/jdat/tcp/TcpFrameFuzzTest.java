@@ -38,10 +38,16 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  * checks it (Terminate code, EP end state within 5 s, predicted bytes, guard bytes and the local-only region
  * untouched, receive completions, Read Responses, no stderr, progress thread alive).
  *
+ * <p>Three smaller properties (a third of the tries each) fuzz what comes from the wire before FPDUs do:
+ * the MPA Request the server parses, the peer-to-peer RTR it waits for, and the MPA Reply a jdat initiator
+ * parses (from a raw listener). Each case's oracle is in {@link FuzzServer#runMpa}, {@link FuzzServer#runRtr}
+ * and {@link FuzzServer#runReply}.
+ *
  * <p>Library: jqwik rather than Jazzer, because it runs on the JUnit platform surefire already uses, needs no
  * native agent on JDK 25, and its combinators make structure-aware generators (and shrinking) plain Java.
  *
- * <p>The default run is {@value #DEFAULT_TRIES} cases (a few seconds). A longer run, on demand:
+ * <p>The default run is {@value #DEFAULT_TRIES} frame cases and a third as many of each handshake kind (a few
+ * seconds). A longer run, on demand:
  *
  * <pre>
  *   JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 mvn -q -o -f jdat/pom.xml test -Dtest=TcpFrameFuzzTest -Djdat.fuzz.tries=20000
@@ -87,6 +93,17 @@ class TcpFrameFuzzTest {
             rtr = m.apply(rtr);
         }
         Statistics.collect(server.runRtr(rtr, crc));
+    }
+
+    @Property(shrinking = ShrinkingMode.BOUNDED, edgeCases = EdgeCasesMode.NONE)
+    @AddLifecycleHook(MpaTries.class)
+    void hostileMpaRepliesNeverEstablishByMistake(@ForAll("replies") MpaCase c) {
+        Statistics.collect(server.runReply(c.bytes(true)));
+    }
+
+    @Provide
+    Arbitrary<MpaCase> replies() {
+        return requests();
     }
 
     @Provide
@@ -171,11 +188,19 @@ class TcpFrameFuzzTest {
     record MpaCase(int revision, boolean crc, boolean markers, boolean p2p, int pdLength, long seed,
             java.util.List<Mutation> mutations) {
         byte[] bytes() {
+            return bytes(false);
+        }
+
+        /** As a Request, or as a Reply (where the seed also decides the reject bit and the RTR chosen). */
+        byte[] bytes(boolean reply) {
             byte[] pd = new byte[pdLength];
-            new SplittableRandom(seed).nextBytes(pd);
-            int flags = (crc ? Mpa.FLAG_CRC : 0) | (markers ? Mpa.FLAG_MARKERS : 0);
-            java.nio.ByteBuffer b = Mpa.encode(false, flags, revision, 4 | (p2p ? Mpa.V2_PEER_TO_PEER : 0),
-                    4 | (p2p ? Mpa.V2_WRITE_RTR : 0), pd);
+            SplittableRandom rnd = new SplittableRandom(seed);
+            rnd.nextBytes(pd);
+            int flags = (crc ? Mpa.FLAG_CRC : 0) | (markers ? Mpa.FLAG_MARKERS : 0)
+                    | (reply && rnd.nextInt(8) == 0 ? Mpa.FLAG_REJECT : 0);
+            int rtr = !reply || rnd.nextInt(6) != 0 ? Mpa.V2_WRITE_RTR : rnd.nextBoolean() ? Mpa.V2_READ_RTR : 0;
+            java.nio.ByteBuffer b = Mpa.encode(reply, flags, revision, 4 | (p2p ? Mpa.V2_PEER_TO_PEER : 0),
+                    4 | (p2p ? rtr : 0), pd);
             byte[] out = new byte[b.remaining()];
             b.get(out);
             for (Mutation m : mutations) {
