@@ -173,10 +173,12 @@ final class MpaPassive implements IncomingRequest {
         ByteBuffer rest = ByteBuffer.allocate(ulpdu + Ddp.pad(ulpdu) + Ddp.CRC_FIELD);
         readFully(rest);
         int ctrl = rest.get(0) & 0xFF;
-        int opcode = rest.get(1) & 0x0F;
-        boolean ok = write ? (ctrl & Ddp.CTRL_TAGGED) != 0 && opcode == Ddp.OP_WRITE
+        int rctl = rest.get(1) & 0xFF;
+        int opcode = rctl & 0x0F;
+        boolean versions = (ctrl & Ddp.CTRL_VERSION_MASK) == Ddp.DDP_VERSION && (rctl >>> 6) == Ddp.RDMAP_VERSION;
+        boolean ok = versions && (write ? (ctrl & Ddp.CTRL_TAGGED) != 0 && opcode == Ddp.OP_WRITE
                 : (ctrl & Ddp.CTRL_TAGGED) == 0 && opcode == Ddp.OP_READ_REQUEST && rest.getInt(6) == Ddp.QN_READ_REQUEST
-                        && rest.getInt(30) == 0;
+                        && rest.getInt(30) == 0);
         if (!ok || (ctrl & Ddp.CTRL_LAST) == 0) {
             throw new IOException("first FPDU is not the RTR the Reply chose");
         }

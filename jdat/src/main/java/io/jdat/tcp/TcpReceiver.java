@@ -66,6 +66,7 @@ final class TcpReceiver {
     private final CRC32C crc;
     private final Placement place = new Placement();
     private final RemoteRegion region = new RemoteRegion();
+    private final RemoteRegion probe = new RemoteRegion();
     private final MemorySegment scratch = Arena.global().allocate(Ddp.TERMINATE_MAX + 64, 8);
 
     // Parse state of the current FPDU.
@@ -289,7 +290,9 @@ final class TcpReceiver {
                     return dead("the endpoint no longer takes RDMA");
                 }
                 if (st != RemoteRegion.OK) {
-                    return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG,
+                    boolean bounds = admitsStart(stag, to, MemPriv.REMOTE_WRITE);
+                    return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED,
+                            bounds ? Terminate.DDP_T_BASE_BOUNDS : Terminate.DDP_T_INVALID_STAG,
                             String.format("RDMA Write to STag 0x%08x, TO 0x%x, %d bytes refused", stag, to, payload));
                 }
                 place.contiguous(region.segment(), region.offset());
@@ -380,7 +383,9 @@ final class TcpReceiver {
                 return dead("the endpoint no longer takes RDMA");
             }
             if (st != RemoteRegion.OK) {
-                return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_INVALID_STAG,
+                boolean bounds = admitsStart(srcStag, srcTo, MemPriv.REMOTE_READ);
+                return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
+                        bounds ? Terminate.RDMAP_BASE_BOUNDS : Terminate.RDMAP_INVALID_STAG,
                         String.format("RDMA Read of STag 0x%08x, TO 0x%x, %d bytes refused", srcStag, srcTo, rrSize));
             }
             place.contiguous(scratch, 0); // no payload
@@ -399,6 +404,15 @@ final class TcpReceiver {
         }
         return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION, Terminate.RDMAP_UNEXPECTED_OPCODE,
                 Ddp.opcodeName(opcode) + " on queue " + qn);
+    }
+
+    /**
+     * For the Terminate code of a refused access: true when the core admits the range's first byte, so the
+     * STag, its privilege and the start are right and only the length runs past the region (base/bounds
+     * violation); otherwise the STag is reported invalid (the SPI does not say which check failed).
+     */
+    private boolean admitsStart(int stag, long to, int privilege) {
+        return conn.sink.resolveRemote(stag, to, 1, privilege, probe) == RemoteRegion.OK;
     }
 
     /** No receive buffer for a Send: wait for one (flow control holds the peer) up to the RNR limit. */
