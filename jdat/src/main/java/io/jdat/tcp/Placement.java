@@ -4,7 +4,7 @@ import io.jdat.spi.IoVector;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.ScatteringByteChannel;
 import java.util.zip.CRC32C;
 
 /**
@@ -17,6 +17,7 @@ import java.util.zip.CRC32C;
  */
 final class Placement {
     private final SegmentViews views = new SegmentViews();
+    private final ByteBuffer[] pair = new ByteBuffer[2];
     private IoVector vector;
     private MemorySegment segment;
     private long base;
@@ -54,11 +55,13 @@ final class Placement {
 
     /**
      * Reads at most {@code max} bytes from {@code ch} straight into the target, adding them to {@code crc}
-     * when it is not null.
+     * when it is not null. When the target's current piece takes all {@code max} bytes and {@code spill} is
+     * not null, the same read (a scattering one) goes on into {@code spill}: the trailer and the next header
+     * come with the payload's end, in one system call.
      *
-     * @return bytes read, or -1 at end of stream
+     * @return bytes placed in the target (those in {@code spill} show in its position), or -1 at end of stream
      */
-    int read(ReadableByteChannel ch, int max, CRC32C crc) throws IOException {
+    int read(ScatteringByteChannel ch, int max, CRC32C crc, ByteBuffer spill) throws IOException {
         MemorySegment seg;
         long off;
         int len;
@@ -79,15 +82,28 @@ final class Placement {
         }
         ByteBuffer b = views.view(seg, off, len);
         int start = b.position();
-        int n = ch.read(b);
-        if (n > 0) {
-            position += n;
+        long n;
+        if (spill != null && len == max) {
+            pair[0] = b;
+            pair[1] = spill;
+            n = ch.read(pair);
+            pair[0] = null;
+            pair[1] = null;
+        } else {
+            n = ch.read(b);
+        }
+        if (n < 0) {
+            return -1;
+        }
+        int placed = b.position() - start;
+        if (placed > 0) {
+            position += placed;
             if (crc != null) {
-                b.limit(start + n).position(start);
+                b.limit(start + placed).position(start);
                 crc.update(b);
             }
         }
-        return n;
+        return placed;
     }
 
     /** Drops references to consumer memory. */

@@ -20,13 +20,19 @@ import java.util.concurrent.locks.LockSupport;
  * what arrives, finishes sends the socket could not take, closes lingering streams and runs the core
  * notifications ({@link #execute}). While a consumer polls an event dispatcher of this IA (it called
  * {@link #poll} within the last {@value #POLLER_GRACE_MICROS} µs), that consumer reads the sockets itself
- * and this thread stays out of the way, parking in short slices instead of selecting, so that two threads
+ * and this thread stays out of the way, parking in 2 ms slices instead of selecting, so that two threads
  * never fight for one socket or one core. A consumer that stops polling to park in a wait hands over at
  * once ({@link #pollerIdle}).
  */
 final class TcpProgress implements Runnable {
     static final long POLLER_GRACE_MICROS = 200;
     private static final long POLLER_GRACE_NANOS = POLLER_GRACE_MICROS * 1000;
+    /**
+     * How long the thread parks between looks while a consumer polls. Long, because every wake-up takes a
+     * slice of a core the polling threads are spinning on; a consumer that parks hands over at once anyway
+     * ({@link #pollerIdle}), only one that stops polling without waiting leaves its bytes this long.
+     */
+    private static final long POLLER_PARK_NANOS = 2_000_000;
     private static final long SELECT_MILLIS = 250;
     /**
      * How long the thread keeps spinning on {@code selectNow} after traffic before it blocks (system
@@ -141,7 +147,7 @@ final class TcpProgress implements Runnable {
                 runTasks();
                 long lp = lastPoll;
                 if (lp != 0 && System.nanoTime() - lp < POLLER_GRACE_NANOS) {
-                    LockSupport.parkNanos(this, POLLER_GRACE_NANOS);
+                    LockSupport.parkNanos(this, POLLER_PARK_NANOS);
                     continue;
                 }
                 // Spin briefly on a non-blocking select after traffic: waking a thread blocked in epoll costs

@@ -10,7 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.ScatteringByteChannel;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 
@@ -59,7 +59,7 @@ final class TcpReceiver {
 
     final ReentrantLock lock = new ReentrantLock();
     private final TcpConnection conn;
-    private final ReadableByteChannel ch;
+    private final ScatteringByteChannel ch;
     private final TcpTransmitter tx;
     private final ByteBuffer in;
     private final MemorySegment inSeg;
@@ -93,7 +93,7 @@ final class TcpReceiver {
     private int outcome = OK;
     private String reason;
 
-    TcpReceiver(TcpConnection conn, ReadableByteChannel ch, TcpTransmitter tx, boolean crcOn) {
+    TcpReceiver(TcpConnection conn, ScatteringByteChannel ch, TcpTransmitter tx, boolean crcOn) {
         this.conn = conn;
         this.ch = ch;
         this.tx = tx;
@@ -453,7 +453,12 @@ final class TcpReceiver {
                 return true;
             }
             if (remaining >= DIRECT_MIN) {
-                int k = place.read(ch, remaining, crc);
+                // Straight into the target; what follows the payload (trailer, next header) spills into the
+                // empty staging buffer in the same read, at most BULK_READ bytes of it.
+                in.clear();
+                in.limit(BULK_READ);
+                int k = place.read(ch, remaining, crc, in);
+                in.flip();
                 if (k < 0) {
                     throw new EndOfStream();
                 }

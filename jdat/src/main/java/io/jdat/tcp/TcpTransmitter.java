@@ -48,7 +48,7 @@ final class TcpTransmitter {
     private final int ordLimit;
     private final ByteBuffer[] slots = new ByteBuffer[BATCH];
     private final MemorySegment[] slotSegs = new MemorySegment[BATCH];
-    private final ByteBuffer trailer;
+    private final ByteBuffer[] trailers = new ByteBuffer[BATCH];
     private final ByteBuffer zeros = ByteBuffer.allocateDirect(4);
     private final SegmentViews views = new SegmentViews();
 
@@ -62,8 +62,8 @@ final class TcpTransmitter {
     private final int[] fpduKind = new int[BATCH];
     private int fpduCount;
     private int fpduDone;
-    private boolean largeInBatch;
-    private final MemorySegment[] largeSegs = new MemorySegment[8];
+    /** Payload views in the batch: each takes its own copy number of {@link SegmentViews}. */
+    private int pieces;
 
     // Requests submitted and not yet fully sent, with their completion-order index.
     private WorkRequest[] queue = new WorkRequest[16];
@@ -127,7 +127,10 @@ final class TcpTransmitter {
             slots[i] = area.slice(i * SLOT, SLOT).order(ByteOrder.BIG_ENDIAN);
             slotSegs[i] = MemorySegment.ofBuffer(slots[i]);
         }
-        trailer = area.slice(BATCH * SLOT, 8).order(ByteOrder.BIG_ENDIAN);
+        ByteBuffer tails = ByteBuffer.allocateDirect(BATCH * 8);
+        for (int i = 0; i < BATCH; i++) {
+            trailers[i] = tails.slice(i * 8, 8).order(ByteOrder.BIG_ENDIAN);
+        }
         resp = new ReadResponse[Math.max(irdLimit, 1)];
     }
 
@@ -403,7 +406,7 @@ final class TcpTransmitter {
         }
         iovFirst = iovCount = 0;
         fpduCount = fpduDone = 0;
-        largeInBatch = false;
+        pieces = 0;
     }
 
     /** The effects of FPDU {@code k} once its last byte is in the socket. */
@@ -421,7 +424,7 @@ final class TcpTransmitter {
 
     /** Fills the next batch. @return false when there is nothing to send */
     private boolean buildBatch() {
-        while (fpduCount < BATCH && !largeInBatch) {
+        while (fpduCount < BATCH && pieces < SegmentViews.COPIES) {
             if (rtrPending) {
                 rtrPending = false;
                 // RFC 6581 ready-to-receive: a zero-length RDMA Write, the first FPDU of the stream.
@@ -552,7 +555,7 @@ final class TcpTransmitter {
         } else {
             ByteBuffer hdrBuf = b.limit(Ddp.LENGTH_FIELD + Ddp.TAGGED_HEADER).position(0);
             int ulpdu = Ddp.TAGGED_HEADER + (int) chunk;
-            ByteBuffer v = views.view(r.segment, r.offset + respOffset, (int) chunk);
+            ByteBuffer v = views.view(r.segment, r.offset + respOffset, (int) chunk, pieces++);
             startLarge(hdrBuf);
             addPayloadView(v);
             endLarge(ulpdu, -1, 0, kind);
@@ -613,7 +616,6 @@ final class TcpTransmitter {
         startLarge(b);
         long skip = offset;
         long left = chunk;
-        int used = 0;
         for (int i = 0; i < v.count() && left > 0; i++) {
             long len = v.length(i);
             if (skip >= len) {
@@ -622,23 +624,12 @@ final class TcpTransmitter {
             }
             int n = (int) Math.min(len - skip, left);
             MemorySegment seg = v.segment(i);
-            boolean twice = false;
-            for (int k = 0; k < used; k++) {
-                twice |= largeSegs[k] == seg;
-            }
-            ByteBuffer view;
-            if (twice || used == largeSegs.length) {
-                view = SegmentViews.freshView(seg, v.offset(i) + skip, n);
-            } else {
-                largeSegs[used++] = seg;
-                view = views.view(seg, v.offset(i) + skip, n);
-            }
+            ByteBuffer view = pieces < SegmentViews.COPIES
+                    ? views.view(seg, v.offset(i) + skip, n, pieces++)
+                    : SegmentViews.freshView(seg, v.offset(i) + skip, n); // an FPDU of over 16 pieces
             addPayloadView(view);
             left -= n;
             skip = 0;
-        }
-        for (int k = 0; k < used; k++) {
-            largeSegs[k] = null;
         }
         endLarge(hdr + chunk, completes, length, kind);
     }
@@ -663,6 +654,7 @@ final class TcpTransmitter {
 
     private void endLarge(int ulpdu, long completes, long length, int kind) {
         int pad = Ddp.pad(ulpdu);
+        ByteBuffer trailer = trailers[fpduCount];
         trailer.clear();
         for (int i = 0; i < pad; i++) {
             trailer.put(i, (byte) 0);
@@ -676,7 +668,6 @@ final class TcpTransmitter {
         trailer.putInt(pad, Integer.reverseBytes(value));
         trailer.limit(pad + Ddp.CRC_FIELD).position(0);
         addIov(trailer);
-        largeInBatch = true;
         endFpdu(completes, length, kind);
     }
 
