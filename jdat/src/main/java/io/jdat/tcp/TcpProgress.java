@@ -47,6 +47,8 @@ final class TcpProgress implements Runnable {
     private final Thread thread;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final ByteBuffer lingerBuffer = ByteBuffer.allocateDirect(16 * 1024);
+    /** The selection callback, created once: a method reference per select would allocate. */
+    private final java.util.function.Consumer<SelectionKey> readyAction = this::ready;
     /** The IA's connections; copy-on-write under {@code this}, read without a lock by pollers. */
     private volatile TcpConnection[] connections = new TcpConnection[0];
     /** When a consumer last polled (0: no poller). Written by pollers, read by this thread. */
@@ -152,12 +154,12 @@ final class TcpProgress implements Runnable {
                 }
                 // Spin briefly on a non-blocking select after traffic: waking a thread blocked in epoll costs
                 // tens of microseconds here, more than a round trip.
-                int n = selector.selectNow(this::ready);
+                int n = selector.selectNow(readyAction);
                 long now = System.nanoTime();
                 if (n > 0) {
                     lastActive = now;
                 } else if (now - lastActive > SPIN_NANOS) {
-                    selector.select(this::ready, SELECT_MILLIS);
+                    selector.select(readyAction, SELECT_MILLIS);
                     now = System.nanoTime();
                     lastActive = now;
                 } else {
