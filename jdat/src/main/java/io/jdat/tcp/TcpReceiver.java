@@ -67,7 +67,7 @@ final class TcpReceiver {
     private final Placement place = new Placement();
     private final RemoteRegion region = new RemoteRegion();
     private final RemoteRegion probe = new RemoteRegion();
-    private final MemorySegment scratch = Arena.global().allocate(Ddp.TERMINATE_MAX + 64, 8);
+    private final MemorySegment scratch = Arena.ofAuto().allocate(Ddp.TERMINATE_MAX + 64, 8); // freed with the receiver
 
     // Parse state of the current FPDU.
     private int phase = HEADER;
