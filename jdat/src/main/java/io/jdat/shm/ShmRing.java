@@ -423,7 +423,7 @@ public final class ShmRing {
 
         /** Zeroes {@code length} (a multiple of 8) bytes at {@code offset}, an 8-byte aligned offset. */
         private static void zero(MemorySegment r, long offset, int length) {
-            if (length <= 64) {
+            if (length <= 256) {
                 for (int i = 0; i < length; i += Long.BYTES) {
                     r.set(ValueLayout.JAVA_LONG, offset + i, 0L);
                 }
