@@ -15,6 +15,7 @@ import static io.jdat.shm.RingDescriptor.VERSION;
 import static io.jdat.shm.RingDescriptor.VERSION_OFFSET;
 import static io.jdat.shm.RingDescriptor.align;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -58,6 +59,10 @@ public final class ShmRing {
     static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     /** long access with (MemorySegment, long offset) coordinates. */
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private static final int ZEROS_LENGTH = 4096;
+    /** Zero bytes to copy from when zeroing consumed records: read-only, shared by every ring. */
+    private static final MemorySegment ZEROS = Arena.global().allocate(ZEROS_LENGTH, 64).asReadOnly();
 
     private ShmRing() {
     }
@@ -428,7 +433,10 @@ public final class ShmRing {
                     r.set(ValueLayout.JAVA_LONG, offset + i, 0L);
                 }
             } else {
-                r.asSlice(offset, length).fill((byte) 0);
+                // copies from a shared zero block: asSlice(..).fill(..) allocates a slice per call
+                for (int done = 0; done < length; done += ZEROS_LENGTH) {
+                    MemorySegment.copy(ZEROS, 0, r, offset + done, Math.min(ZEROS_LENGTH, length - done));
+                }
             }
         }
 
