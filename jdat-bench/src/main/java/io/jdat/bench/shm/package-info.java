@@ -1,2 +1,14 @@
-/** JMH benchmarks of the {@code shm} provider's building blocks, beside the baselines of {@code io.jdat.bench.baseline}. */
+/**
+ * JMH benchmarks of the {@code shm} provider's building blocks, beside the baselines of
+ * {@code io.jdat.bench.baseline}.
+ *
+ * <ul>
+ *   <li>{@link io.jdat.bench.shm.ShmRingPingPongBench}: 64-byte records ping-ponged between two threads
+ *       through two {@code io.jdat.shm.ShmRing}s in one memory-mapped file; compare it with
+ *       {@link io.jdat.bench.baseline.SpinPingPongBench} in the same run. Scores are one-way latencies
+ *       ({@code @OperationsPerInvocation(2)}).</li>
+ *   <li>{@link io.jdat.bench.shm.CrossMemoryReadBench}: 1 MiB {@code process_vm_readv}/{@code writev} to a
+ *       second JVM and to self; compare with {@link io.jdat.bench.baseline.MemCopyBench}.</li>
+ * </ul>
+ */
 package io.jdat.bench.shm;

@@ -1,0 +1,488 @@
+package io.jdat.shm;
+
+import static io.jdat.shm.RingDescriptor.CAPACITY_OFFSET;
+import static io.jdat.shm.RingDescriptor.HEADER_LENGTH;
+import static io.jdat.shm.RingDescriptor.HEAD_OFFSET;
+import static io.jdat.shm.RingDescriptor.MAGIC;
+import static io.jdat.shm.RingDescriptor.MAGIC_OFFSET;
+import static io.jdat.shm.RingDescriptor.MAX_RECORD_OFFSET;
+import static io.jdat.shm.RingDescriptor.PADDING_TYPE;
+import static io.jdat.shm.RingDescriptor.RECORD_HEADER;
+import static io.jdat.shm.RingDescriptor.SLEEPING_OFFSET;
+import static io.jdat.shm.RingDescriptor.TAIL_OFFSET;
+import static io.jdat.shm.RingDescriptor.TYPE_FIELD;
+import static io.jdat.shm.RingDescriptor.VERSION;
+import static io.jdat.shm.RingDescriptor.VERSION_OFFSET;
+import static io.jdat.shm.RingDescriptor.align;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+
+/**
+ * A single-producer single-consumer record ring in shared memory, laid out as {@link RingDescriptor}
+ * documents. {@link #format} lays a ring out once; each side then attaches its own object, a {@link Producer}
+ * or a {@link Consumer} (separate objects, so that two sides in one JVM do not share a Java cache line).
+ * Each side is used by one thread at a time.
+ *
+ * <h2>Ordering</h2>
+ * <ul>
+ *   <li>Publication is per record: the producer writes type and payload with plain stores and then the
+ *       length with a release store; the consumer reads the length with an acquire load, so a non-zero
+ *       length it sees comes with the whole record.</li>
+ *   <li>Reuse: the consumer zeroes what it consumed with plain stores and then publishes head with a release
+ *       store; the producer reads head with an acquire load before it writes over those bytes, so the zeroes
+ *       are never written after (over) its new record, and an unpublished length always reads 0.</li>
+ *   <li>Tail is informative (the consumer never derives an address from it): the producer stores it
+ *       (opaque: atomic, no fence) <em>before</em> the record it covers, so a consumer that has read a record
+ *       through the acquire of its length also sees a tail at least that far, and
+ *       {@code 0 <= tail - head <= capacity} holds in every consumer check.</li>
+ *   <li>Doorbell: a consumer about to block sets the sleeping flag (volatile store) and then re-reads the
+ *       length at head (volatile load); a producer that must wake it publishes, issues a full fence and reads
+ *       the flag ({@link Producer#consumerSleeping()}). It is Dekker's pattern: at least one of them sees the
+ *       other's store, so a record is never left unseen by a consumer that went to sleep.</li>
+ * </ul>
+ *
+ * <h2>A hostile peer</h2>
+ * The peer may write anything anywhere in the mapping. Each side keeps its own position and the capacity in
+ * Java fields, works on a slice of exactly the ring's size, and validates what it reads from the peer
+ * (record headers; the head the producer sees; the tail the consumer sees) before using it. A violation
+ * throws {@link RingCorruptException}, and the side stays unusable afterwards. A consumer call handles at
+ * most {@code limit} records and at most one capacity of bytes, so it always returns.
+ *
+ * <p>The hot paths allocate nothing.
+ */
+public final class ShmRing {
+    /** int access with (MemorySegment, long offset) coordinates; the segment checks bounds and alignment. */
+    static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    /** long access with (MemorySegment, long offset) coordinates. */
+    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private static final int ZEROS_LENGTH = 4096;
+    /** Zero bytes to copy from when zeroing consumed records: read-only, shared by every ring. */
+    private static final MemorySegment ZEROS = Arena.global().allocate(ZEROS_LENGTH, 64).asReadOnly();
+
+    private ShmRing() {
+    }
+
+    /**
+     * Lays out an empty ring of {@code capacity} at the start of {@code segment}: zeroes header and data area,
+     * writes version and sizes, and the magic last with a release store (an attacher reads it with an
+     * acquire load, so a valid magic comes with valid sizes). Call it before the peer attaches.
+     *
+     * @throws IllegalArgumentException if the capacity is not valid or the segment is too small, not native or
+     *         not 8-byte aligned
+     */
+    public static void format(MemorySegment segment, int capacity) {
+        long total = RingDescriptor.totalLength(capacity);
+        if (segment.byteSize() < total) {
+            throw new IllegalArgumentException("segment of " + segment.byteSize() + " bytes, need " + total);
+        }
+        if (!segment.isNative() || (segment.address() & (Long.BYTES - 1)) != 0) {
+            throw new IllegalArgumentException("need a native segment at an 8-byte aligned address");
+        }
+        MemorySegment ring = segment.asSlice(0, total);
+        ring.fill((byte) 0);
+        ring.set(ValueLayout.JAVA_INT, VERSION_OFFSET, VERSION);
+        ring.set(ValueLayout.JAVA_INT, CAPACITY_OFFSET, capacity);
+        ring.set(ValueLayout.JAVA_INT, MAX_RECORD_OFFSET, RingDescriptor.maxRecordLength(capacity));
+        INT.setRelease(ring, (long) MAGIC_OFFSET, MAGIC);
+    }
+
+    /** Attaches the producer side of the ring formatted at the start of {@code segment}. */
+    public static Producer producer(MemorySegment segment) throws RingCorruptException {
+        return new Producer(ringSlice(segment));
+    }
+
+    /**
+     * Attaches the consumer side of the ring formatted at the start of {@code segment}; record types
+     * outside {@code 1 .. maxType} are corruption.
+     */
+    public static Consumer consumer(MemorySegment segment, int maxType) throws RingCorruptException {
+        if (maxType < 1) {
+            throw new IllegalArgumentException("maxType < 1: " + maxType);
+        }
+        return new Consumer(ringSlice(segment), maxType);
+    }
+
+    /** Validates the header at the start of {@code segment} and returns a slice of exactly the ring. */
+    private static MemorySegment ringSlice(MemorySegment segment) throws RingCorruptException {
+        if (!segment.isNative() || (segment.address() & (Long.BYTES - 1)) != 0) {
+            throw new IllegalArgumentException("need a native segment at an 8-byte aligned address");
+        }
+        if (segment.byteSize() < HEADER_LENGTH) {
+            throw new RingCorruptException("segment of " + segment.byteSize() + " bytes holds no ring header");
+        }
+        // acquire: pairs with format's release of the magic, so the fields below are the formatted ones
+        int magic = (int) INT.getAcquire(segment, (long) MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw new RingCorruptException("no ring: magic 0x" + Integer.toHexString(magic));
+        }
+        int version = segment.get(ValueLayout.JAVA_INT, VERSION_OFFSET);
+        if (version != VERSION) {
+            throw new RingCorruptException("ring layout version " + version + ", expected " + VERSION);
+        }
+        int capacity = segment.get(ValueLayout.JAVA_INT, CAPACITY_OFFSET);
+        if (!RingDescriptor.isValidCapacity(capacity)) {
+            throw new RingCorruptException("invalid ring capacity " + capacity);
+        }
+        int maxRecord = segment.get(ValueLayout.JAVA_INT, MAX_RECORD_OFFSET);
+        if (maxRecord != RingDescriptor.maxRecordLength(capacity)) {
+            throw new RingCorruptException("max record " + maxRecord + " for capacity " + capacity);
+        }
+        long total = HEADER_LENGTH + (long) capacity;
+        if (segment.byteSize() < total) {
+            throw new RingCorruptException("ring of capacity " + capacity + " in a segment of "
+                    + segment.byteSize() + " bytes");
+        }
+        return segment.asSlice(0, total);
+    }
+
+    /** What the two sides share: the ring's slice and its sizes, all read once at attach. */
+    abstract static sealed class Side permits Producer, Consumer {
+        final MemorySegment ring;
+        final int capacity;
+        final int mask;
+        final int maxRecord;
+        /** Set once the ring was found corrupt; every later call throws. */
+        String corruption;
+
+        Side(MemorySegment ring) {
+            this.ring = ring;
+            this.capacity = (int) (ring.byteSize() - HEADER_LENGTH);
+            this.mask = capacity - 1;
+            this.maxRecord = RingDescriptor.maxRecordLength(capacity);
+        }
+
+        /** The ring's segment: header and data area. Payload offsets are into this. */
+        public MemorySegment segment() {
+            return ring;
+        }
+
+        /** The data-area capacity in bytes. */
+        public int capacity() {
+            return capacity;
+        }
+
+        /** The largest payload one record can carry. */
+        public int maxPayload() {
+            return maxRecord - RECORD_HEADER;
+        }
+
+        /** Whether this side has found the ring corrupt (and stopped). */
+        public boolean isCorrupt() {
+            return corruption != null;
+        }
+
+        final RingCorruptException corrupt(String what) {
+            if (corruption == null) {
+                corruption = what;
+            }
+            return new RingCorruptException(what);
+        }
+
+        final void checkNotCorrupt() throws RingCorruptException {
+            if (corruption != null) {
+                throw new RingCorruptException("ring already found corrupt: " + corruption);
+            }
+        }
+    }
+
+    /** The producer side: writes records. One thread at a time. */
+    public static final class Producer extends Side {
+        /** Our position: bytes ever claimed. Only this object writes the shared tail. */
+        private long tail;
+        /** The last head read from the ring; space up to {@code headCache + capacity} is known free. */
+        private long headCache;
+        /** Offset of the claimed, uncommitted record, or -1. */
+        private long claimRecord = -1;
+        private int claimLength;
+
+        Producer(MemorySegment ring) throws RingCorruptException {
+            super(ring);
+            // opaque/acquire: a formatted ring is quiescent here; the modes only keep the loads atomic
+            long t = (long) LONG.getOpaque(ring, (long) TAIL_OFFSET);
+            long h = (long) LONG.getAcquire(ring, (long) HEAD_OFFSET);
+            if (((t | h) & (RingDescriptor.ALIGNMENT - 1)) != 0 || h < 0 || t - h < 0 || t - h > capacity) {
+                throw corrupt("positions at attach: tail " + t + ", head " + h);
+            }
+            tail = t;
+            headCache = h;
+        }
+
+        /**
+         * Claims a record of {@code type} with {@code length} payload bytes and returns the offset of its
+         * payload in {@link #segment()}, or -1 if the ring has no room now. Fill the payload, then
+         * {@link #commit} it; until then the consumer sees nothing of it, and no other claim may be made.
+         *
+         * @throws IllegalArgumentException if {@code type < 1} or the length is outside
+         *         {@code 0 .. maxPayload()}
+         * @throws IllegalStateException if a claim is pending
+         * @throws RingCorruptException if the head read from the ring breaks the invariants
+         */
+        public long tryClaim(int type, int length) throws RingCorruptException {
+            checkNotCorrupt();
+            if (claimRecord >= 0) {
+                throw new IllegalStateException("a claim is pending");
+            }
+            if (type < 1) {
+                throw new IllegalArgumentException("type < 1: " + type);
+            }
+            if (length < 0 || length > maxRecord - RECORD_HEADER) {
+                throw new IllegalArgumentException("payload length " + length + " outside 0.."
+                        + (maxRecord - RECORD_HEADER));
+            }
+            int recordLength = RECORD_HEADER + length;
+            int aligned = align(recordLength);
+            long t = tail;
+            int index = (int) t & mask;
+            int toEnd = capacity - index;
+            int padding = aligned > toEnd ? toEnd : 0;
+            long newTail = t + padding + aligned;
+            if (newTail - headCache > capacity) {
+                // acquire: pairs with the consumer's release of head, so its zeroing of the bytes below head
+                // happens before we write there
+                long h = (long) LONG.getAcquire(ring, (long) HEAD_OFFSET);
+                if (h < headCache || h > t || (h & (RingDescriptor.ALIGNMENT - 1)) != 0) {
+                    throw corrupt("head " + h + " with tail " + t + " and last head " + headCache);
+                }
+                headCache = h;
+                if (newTail - h > capacity) {
+                    return -1;
+                }
+            }
+            // opaque: tail is informative; the release of the length below orders this store before the
+            // record for any consumer that reads the record (see the class comment)
+            LONG.setOpaque(ring, (long) TAIL_OFFSET, newTail);
+            if (padding != 0) {
+                long pad = HEADER_LENGTH + index;
+                ring.set(ValueLayout.JAVA_INT, pad + TYPE_FIELD, PADDING_TYPE);
+                // release: the type above is visible with the length
+                INT.setRelease(ring, pad, padding);
+                index = 0;
+            }
+            long record = HEADER_LENGTH + index;
+            // plain: published by commit's release of the length
+            ring.set(ValueLayout.JAVA_INT, record + TYPE_FIELD, type);
+            tail = newTail;
+            claimRecord = record;
+            claimLength = recordLength;
+            return record + RECORD_HEADER;
+        }
+
+        /**
+         * Publishes the claimed record whose payload starts at {@code payloadOffset} (the value
+         * {@link #tryClaim} returned).
+         *
+         * @throws IllegalStateException if that is not the pending claim
+         */
+        public void commit(long payloadOffset) {
+            if (claimRecord < 0 || payloadOffset != claimRecord + RECORD_HEADER) {
+                throw new IllegalStateException("no pending claim at " + payloadOffset);
+            }
+            // release: type and payload (plain stores) become visible no later than the length; the consumer
+            // reads the length with an acquire load
+            INT.setRelease(ring, claimRecord, claimLength);
+            claimRecord = -1;
+        }
+
+        /**
+         * Writes one record of {@code type} with the {@code length} bytes of {@code src} at {@code offset}.
+         *
+         * @return false if the ring has no room now (nothing written)
+         * @throws RingCorruptException if the head read from the ring breaks the invariants
+         */
+        public boolean tryWrite(int type, MemorySegment src, long offset, int length) throws RingCorruptException {
+            Objects.checkFromIndexSize(offset, length, src.byteSize()); // before the claim: no dangling claim
+            long payload = tryClaim(type, length);
+            if (payload < 0) {
+                return false;
+            }
+            MemorySegment.copy(src, offset, ring, payload, length);
+            commit(payload);
+            return true;
+        }
+
+        /**
+         * Writes one record of {@code type} whose payload is {@code headerLength} bytes of {@code header}
+         * followed by {@code bodyLength} bytes of {@code body}, each copied once, straight into the ring.
+         *
+         * @return false if the ring has no room now (nothing written)
+         * @throws RingCorruptException if the head read from the ring breaks the invariants
+         */
+        public boolean tryWrite(int type, MemorySegment header, long headerOffset, int headerLength,
+                MemorySegment body, long bodyOffset, int bodyLength) throws RingCorruptException {
+            Objects.checkFromIndexSize(headerOffset, headerLength, header.byteSize());
+            Objects.checkFromIndexSize(bodyOffset, bodyLength, body.byteSize());
+            int length = headerLength + bodyLength;
+            if (length < 0) {
+                throw new IllegalArgumentException("payload length overflows");
+            }
+            long payload = tryClaim(type, length);
+            if (payload < 0) {
+                return false;
+            }
+            MemorySegment.copy(header, headerOffset, ring, payload, headerLength);
+            MemorySegment.copy(body, bodyOffset, ring, payload + headerLength, bodyLength);
+            commit(payload);
+            return true;
+        }
+
+        /**
+         * Whether the consumer announced that it may block, so the producer must ring the doorbell (the
+         * transport's wake-up mechanism) after publishing. Issues a full fence first: the StoreLoad barrier
+         * between our release of the length and this load of the flag that Dekker's pattern needs.
+         */
+        public boolean consumerSleeping() {
+            VarHandle.fullFence();
+            return (int) INT.getVolatile(ring, (long) SLEEPING_OFFSET) != 0;
+        }
+
+        /** This side's position: bytes ever claimed, records and padding. */
+        public long position() {
+            return tail;
+        }
+    }
+
+    /** The consumer side: reads records. One thread at a time. */
+    public static final class Consumer extends Side {
+        private final int maxType;
+        /** Our position: bytes ever consumed. Only this object writes the shared head. */
+        private long head;
+
+        Consumer(MemorySegment ring, int maxType) throws RingCorruptException {
+            super(ring);
+            this.maxType = maxType;
+            long h = (long) LONG.getAcquire(ring, (long) HEAD_OFFSET);
+            if (h < 0 || (h & (RingDescriptor.ALIGNMENT - 1)) != 0) {
+                throw corrupt("head at attach: " + h);
+            }
+            head = h;
+        }
+
+        /**
+         * Hands up to {@code limit} published records to {@code handler}, in order, and consumes them (also
+         * one whose handler call throws). Returns at once when the ring is empty; never handles more than one
+         * capacity of bytes per call.
+         *
+         * @return the number of records handled (padding is not counted)
+         * @throws RingCorruptException if a record header is invalid; the records before it are consumed
+         */
+        public int read(RecordHandler handler, int limit) throws RingCorruptException {
+            checkNotCorrupt();
+            final MemorySegment r = ring;
+            final int cap = capacity;
+            final long h = head;
+            int count = 0;
+            int bytes = 0;
+            try {
+                while (count < limit && bytes < cap) {
+                    int index = (int) (h + bytes) & mask;
+                    long record = HEADER_LENGTH + index;
+                    // acquire: pairs with the producer's release of the length; type and payload are visible
+                    int length = (int) INT.getAcquire(r, record);
+                    if (length == 0) {
+                        break;
+                    }
+                    int type = r.get(ValueLayout.JAVA_INT, record + TYPE_FIELD);
+                    int toEnd = cap - index;
+                    int aligned;
+                    if (type == PADDING_TYPE) {
+                        // only the exact rest of the data area, shorter than a maximum record
+                        if (length != toEnd || length >= maxRecord) {
+                            throw corrupt("padding of " + length + " at index " + index);
+                        }
+                        aligned = length;
+                    } else {
+                        if (type < 1 || type > maxType || length < RECORD_HEADER || length > maxRecord) {
+                            throw corrupt("record type " + type + " length " + length + " at index " + index);
+                        }
+                        aligned = align(length);
+                        if (aligned > toEnd) {
+                            throw corrupt("record of " + length + " wraps at index " + index);
+                        }
+                        count++;
+                        try {
+                            handler.onRecord(type, r, record + RECORD_HEADER, length - RECORD_HEADER);
+                        } finally {
+                            zero(r, record, aligned);
+                            bytes += aligned;
+                        }
+                        continue;
+                    }
+                    zero(r, record, aligned);
+                    bytes += aligned;
+                }
+            } finally {
+                if (bytes != 0) {
+                    long newHead = h + bytes;
+                    head = newHead;
+                    // release: our zeroing (plain stores) is visible before the producer may reuse the bytes
+                    LONG.setRelease(r, (long) HEAD_OFFSET, newHead);
+                }
+            }
+            return count;
+        }
+
+        /** Zeroes {@code length} (a multiple of 8) bytes at {@code offset}, an 8-byte aligned offset. */
+        private static void zero(MemorySegment r, long offset, int length) {
+            if (length <= 256) {
+                for (int i = 0; i < length; i += Long.BYTES) {
+                    r.set(ValueLayout.JAVA_LONG, offset + i, 0L);
+                }
+            } else {
+                // copies from a shared zero block: asSlice(..).fill(..) allocates a slice per call
+                for (int done = 0; done < length; done += ZEROS_LENGTH) {
+                    MemorySegment.copy(ZEROS, 0, r, offset + done, Math.min(ZEROS_LENGTH, length - done));
+                }
+            }
+        }
+
+        /**
+         * Bytes claimed by the producer and not yet consumed (some may be unpublished claims), from the
+         * shared tail.
+         *
+         * @throws RingCorruptException if the tail breaks {@code 0 <= tail - head <= capacity}
+         */
+        public long available() throws RingCorruptException {
+            checkNotCorrupt();
+            // acquire: a tail no older than the records we have consumed (see the class comment)
+            long t = (long) LONG.getAcquire(ring, (long) TAIL_OFFSET);
+            long d = t - head;
+            if (d < 0 || d > capacity || (t & (RingDescriptor.ALIGNMENT - 1)) != 0) {
+                throw corrupt("tail " + t + " with head " + head);
+            }
+            return d;
+        }
+
+        /**
+         * Announces that this consumer may block: sets the sleeping flag, then checks once more for a
+         * published record. Returns true if the ring is still empty (the consumer may now wait for the
+         * producer's doorbell), false if a record arrived (the flag is cleared again: read it).
+         */
+        public boolean prepareToSleep() throws RingCorruptException {
+            checkNotCorrupt();
+            // volatile store then volatile load: no StoreLoad reordering (Dekker, see the class comment)
+            INT.setVolatile(ring, (long) SLEEPING_OFFSET, 1);
+            int length = (int) INT.getVolatile(ring, HEADER_LENGTH + ((int) head & mask));
+            if (length != 0) {
+                awake();
+                return false;
+            }
+            available(); // validates the tail while idle, off the hot path
+            return true;
+        }
+
+        /** Clears the sleeping flag (opaque: the producer merely rings a doorbell it did not need to). */
+        public void awake() {
+            INT.setOpaque(ring, (long) SLEEPING_OFFSET, 0);
+        }
+
+        /** This side's position: bytes ever consumed. */
+        public long position() {
+            return head;
+        }
+    }
+}
