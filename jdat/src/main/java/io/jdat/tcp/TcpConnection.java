@@ -10,7 +10,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One established iWARP stream: the socket, its {@link TcpReceiver} and {@link TcpTransmitter}, and how it
@@ -41,9 +41,16 @@ final class TcpConnection implements Channel {
     /** Registered with the progress thread's selector (set on that thread). */
     volatile SelectionKey key;
     private volatile int interest = SelectionKey.OP_READ;
-    private final AtomicBoolean notified = new AtomicBoolean();
-    /** The stream ended before {@link #start} set the sink: 1 disconnected, 2 broken (guarded by this). */
-    private int endedBeforeStart;
+    /**
+     * How the stream ended, as the core will hear it: {@link #NOT_ENDED}, {@link #ENDED_DISCONNECTED} or
+     * {@link #ENDED_BROKEN}. It only rises: after a reset, Linux reports the error to one system call and end
+     * of stream to the next, so the receive path may see a clean end while the send path sees the reset; the
+     * core is told once, on the progress thread, whatever the value is by then.
+     */
+    private final AtomicInteger ending = new AtomicInteger();
+    private static final int NOT_ENDED = 0;
+    private static final int ENDED_DISCONNECTED = 1;
+    private static final int ENDED_BROKEN = 2;
     volatile boolean closed;
     /** Closing gracefully: the progress thread reads and drops until the peer's FIN or this deadline. */
     volatile long lingerUntil;
@@ -69,15 +76,15 @@ final class TcpConnection implements Channel {
      * The core may already have submitted requests (it reports ESTABLISHED before it returns the sink).
      */
     void start(ChannelSink s) {
-        int ended;
+        boolean ended;
         synchronized (this) {
             sink = s;
-            ended = endedBeforeStart;
+            ended = ending.get() != NOT_ENDED;
         }
         tx.start();
         transport.progress.add(this);
-        if (ended != 0) {
-            deliver(s, ended == 2); // the stream ended between the handshake and now
+        if (ended) {
+            deliver(s); // the stream ended between the handshake and now
         }
     }
 
@@ -201,25 +208,29 @@ final class TcpConnection implements Channel {
     }
 
     private void notifyCore(boolean broken, String reason) {
-        if (closed || !notified.compareAndSet(false, true)) {
+        if (closed) {
             return;
         }
-        transport.trace(this, broken ? "broken: " + reason : "disconnected: " + reason);
+        int want = broken ? ENDED_BROKEN : ENDED_DISCONNECTED;
         ChannelSink s;
-        synchronized (this) {
-            s = sink;
-            if (s == null) {
-                endedBeforeStart = broken ? 2 : 1; // start() delivers it
+        synchronized (this) { // with start(): exactly one of the two schedules the notification
+            int was = ending.get();
+            if (was >= want) {
                 return;
             }
+            ending.set(want);
+            s = was == NOT_ENDED ? sink : null; // already scheduled: the task reads the raised value
         }
-        deliver(s, broken);
+        transport.trace(this, broken ? "broken: " + reason : "disconnected: " + reason);
+        if (s != null) {
+            deliver(s); // with no sink yet, start() delivers it
+        }
     }
 
-    private void deliver(ChannelSink s, boolean broken) {
+    private void deliver(ChannelSink s) {
         transport.progress.execute(() -> {
             if (!closed) {
-                if (broken) {
+                if (ending.get() == ENDED_BROKEN) {
                     s.broken();
                 } else {
                     s.remoteDisconnected();
