@@ -46,7 +46,8 @@ public final class Registry {
 
     private static final List<RegistryEntry> BUILT_INS = List.of(
             new RegistryEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""),
-            new RegistryEntry("tcp", 'u', 1, 2, true, false, "tcp", "jdat", 1, 0, "", ""));
+            new RegistryEntry("tcp", 'u', 1, 2, true, false, "tcp", "jdat", 1, 0, "", ""),
+            new RegistryEntry("shm", 'u', 1, 2, true, false, "shm", "jdat", 1, 0, "", ""));
 
     private static final Object LOCK = new Object();
 

@@ -19,6 +19,8 @@ public interface RecordHandler {
      * @param segment the ring's segment
      * @param offset where the payload starts in {@code segment}
      * @param length payload bytes, {@code 0 <= length <= RingDescriptor.maxPayload(capacity)}
+     * @return {@code true} when the record is handled and may be consumed; {@code false} to leave it at the
+     *         head of the ring (for example until a receive buffer is posted) and stop reading
      */
-    void onRecord(int type, MemorySegment segment, long offset, int length);
+    boolean onRecord(int type, MemorySegment segment, long offset, int length);
 }

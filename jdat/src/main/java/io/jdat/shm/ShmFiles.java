@@ -147,11 +147,43 @@ public final class ShmFiles {
      * @throws DatException {@link DatReturnType#INSUFFICIENT_RESOURCES} if the files cannot be created
      */
     public Instance createInstance() {
+        return createInstance(null);
+    }
+
+    /**
+     * Whether {@code name} may name an instance ({@link #createInstance(String)}): 1 to 64 letters, digits,
+     * {@code .}, {@code _} or {@code -}, not starting with {@code .}.
+     */
+    public static boolean isValidName(String name) {
+        return name != null && name.matches("[A-Za-z0-9_\\-][A-Za-z0-9._\\-]{0,63}");
+    }
+
+    /**
+     * Creates the IA instance directory {@code ia-<name>}, a well-known address on the host, with its liveness
+     * lock held; a directory of that name that a dead process left is removed first. With a null name, like
+     * {@link #createInstance()}.
+     *
+     * @throws DatException {@link DatReturnType#INVALID_PARAMETER} if the name is not valid;
+     *                      {@link DatReturnType#INSUFFICIENT_RESOURCES} if a live instance has the name or the
+     *                      files cannot be created
+     */
+    public Instance createInstance(String name) {
+        if (name != null && !isValidName(name)) {
+            throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1,
+                    "not a valid shm instance name: " + name);
+        }
         byte[] r = new byte[8];
         RANDOM.nextBytes(r);
-        String id = ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(r);
-        Path tmp = base.resolve(NEW_PREFIX + id);
+        String tmpId = ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(r);
+        String id = name != null ? name : tmpId;
+        Path tmp = base.resolve(NEW_PREFIX + tmpId);
         Path dir = base.resolve(INSTANCE_PREFIX + id);
+        if (name != null) {
+            if (LIVE_HERE.contains(dir) || (Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !removeIfStale(dir))) {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                        "an shm IA named " + name + " is open on this host (" + dir + ")");
+            }
+        }
         LIVE_HERE.add(tmp);
         LIVE_HERE.add(dir);
         FileChannel lockChannel = null;
@@ -163,6 +195,9 @@ public final class ShmFiles {
             FileLock lock = lockChannel.tryLock();
             if (lock == null) {
                 throw new IOException("lock of a new file held by another process");
+            }
+            if (name != null && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+                throw new IOException("an instance named " + name + " appeared meanwhile");
             }
             Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
             LIVE_HERE.remove(tmp);
@@ -213,6 +248,33 @@ public final class ShmFiles {
             // the base vanished or is unreadable: nothing to clean
         }
         return removed;
+    }
+
+    /**
+     * Whether the instance directory {@code dir} belongs to a live IA: one of this JVM, or one whose lock another
+     * process holds. False for a directory that does not exist or whose owner is dead.
+     */
+    public static boolean isLive(Path dir) {
+        Path d = dir.toAbsolutePath().normalize();
+        if (LIVE_HERE.contains(d)) {
+            return true;
+        }
+        try (FileChannel ch = FileChannel.open(d.resolve(LOCK_FILE), StandardOpenOption.READ,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            FileLock lock;
+            try {
+                lock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                return true;
+            }
+            if (lock == null) {
+                return true;
+            }
+            lock.release();
+            return false;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static boolean removeIfStale(Path dir) {

@@ -344,6 +344,24 @@ public final class ShmRing {
         public long position() {
             return tail;
         }
+
+        /**
+         * The consumer's position (bytes it has consumed), read from the ring with an acquire load: every record
+         * that ends at or before it has been handled by the consumer, and what the consumer did while handling
+         * it (its own stores) is visible to this thread.
+         *
+         * @throws RingCorruptException if the head breaks {@code headCache <= head <= tail}
+         */
+        public long consumerPosition() throws RingCorruptException {
+            checkNotCorrupt();
+            // acquire: pairs with the consumer's release of head after it handled the records below it
+            long h = (long) LONG.getAcquire(ring, (long) HEAD_OFFSET);
+            if (h < headCache || h > tail || (h & (RingDescriptor.ALIGNMENT - 1)) != 0) {
+                throw corrupt("head " + h + " with tail " + tail + " and last head " + headCache);
+            }
+            headCache = h;
+            return h;
+        }
     }
 
     /** The consumer side: reads records. One thread at a time. */
@@ -363,11 +381,12 @@ public final class ShmRing {
         }
 
         /**
-         * Hands up to {@code limit} published records to {@code handler}, in order, and consumes them (also
-         * one whose handler call throws). Returns at once when the ring is empty; never handles more than one
-         * capacity of bytes per call.
+         * Hands up to {@code limit} published records to {@code handler}, in order, and consumes each that
+         * it accepts (also one whose handler call throws). A record the handler declines ({@code false}) stays
+         * at the head, unconsumed, and ends the call: the next call offers it again. Returns at once when the
+         * ring is empty; never handles more than one capacity of bytes per call.
          *
-         * @return the number of records handled (padding is not counted)
+         * @return the number of records consumed (padding is not counted)
          * @throws RingCorruptException if a record header is invalid; the records before it are consumed
          */
         public int read(RecordHandler handler, int limit) throws RingCorruptException {
@@ -403,12 +422,18 @@ public final class ShmRing {
                         if (aligned > toEnd) {
                             throw corrupt("record of " + length + " wraps at index " + index);
                         }
-                        count++;
+                        boolean consumed = true;
                         try {
-                            handler.onRecord(type, r, record + RECORD_HEADER, length - RECORD_HEADER);
+                            consumed = handler.onRecord(type, r, record + RECORD_HEADER, length - RECORD_HEADER);
                         } finally {
-                            zero(r, record, aligned);
-                            bytes += aligned;
+                            if (consumed) {
+                                zero(r, record, aligned);
+                                bytes += aligned;
+                                count++;
+                            }
+                        }
+                        if (!consumed) {
+                            break;
                         }
                         continue;
                     }

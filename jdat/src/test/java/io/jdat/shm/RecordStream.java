@@ -132,7 +132,7 @@ final class RecordStream {
         }
 
         @Override
-        public void onRecord(int type, MemorySegment segment, long offset, int length) {
+        public boolean onRecord(int type, MemorySegment segment, long offset, int length) {
             int len = nextLength(sizes);
             if (length != len || type != type(seq)) {
                 throw new AssertionError("record " + seq + ": type " + type + " length " + length
@@ -154,6 +154,7 @@ final class RecordStream {
             }
             seq++;
             bytes += len;
+            return true;
         }
     }
 }

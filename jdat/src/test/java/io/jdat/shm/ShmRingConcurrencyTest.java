@@ -113,7 +113,10 @@ class ShmRingConcurrencyTest {
             MemorySegment src = arena.allocate(1024, 8);
             MemorySegment hdr = arena.allocate(16, 8);
             long[] sink = new long[1];
-            RecordHandler h = (type, seg, off, len) -> sink[0] += len + type;
+            RecordHandler h = (type, seg, off, len) -> {
+                sink[0] += len + type;
+                return true;
+            };
             for (int round = 0; round < 2; round++) {
                 operations(p, c, src, hdr, h, 200_000); // warm-up
                 long before = mx.getCurrentThreadAllocatedBytes();

@@ -29,13 +29,14 @@ class ShmRingHostileTest {
         long sum;
 
         @Override
-        public void onRecord(int type, MemorySegment segment, long offset, int length) {
+        public boolean onRecord(int type, MemorySegment segment, long offset, int length) {
             assertTrue(type >= 1 && type <= RecordStream.MAX_TYPE, "type " + type);
             assertTrue(length >= 0 && length <= RingDescriptor.maxPayload(CAPACITY), "length " + length);
             for (int i = 0; i < length; i++) {
                 sum += segment.get(ValueLayout.JAVA_BYTE, offset + i);
             }
             records++;
+            return true;
         }
     }
 

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -104,6 +105,7 @@ class ShmRingTest {
                     assertEquals((byte) (seq[1] * 31 + j), seg.get(ValueLayout.JAVA_BYTE, off + j));
                 }
                 seq[1]++;
+                return true;
             };
             for (int round = 0; round < 3; round++) {
                 // fill until full
@@ -207,8 +209,29 @@ class ShmRingTest {
             throw new IllegalStateException("handler");
         }, 10));
         int[] types = new int[1];
-        assertEquals(1, c.read((t, g, o, l) -> types[0] = t, 10));
+        assertEquals(1, c.read((t, g, o, l) -> {
+            types[0] = t;
+            return true;
+        }, 10));
         assertEquals(2, types[0]);
+    }
+
+    @Test
+    @DisplayName("a record the handler declines stays at the head, unconsumed, and is offered again")
+    void declinedRecordStays() throws RingCorruptException {
+        MemorySegment s = ring(1024);
+        ShmRing.Producer p = ShmRing.producer(s);
+        ShmRing.Consumer c = ShmRing.consumer(s, 5);
+        MemorySegment src = arena.allocate(16, 8);
+        assertTrue(p.tryWrite(1, src, 0, 16));
+        assertTrue(p.tryWrite(2, src, 0, 16));
+        List<Integer> seen = new ArrayList<>();
+        assertEquals(0, c.read((t, g, o, l) -> seen.add(t) && false, 10));
+        assertEquals(0, p.consumerPosition(), "nothing consumed");
+        assertEquals(1, c.read((t, g, o, l) -> seen.add(t) && t == 1, 10));
+        assertEquals(2, c.read((t, g, o, l) -> seen.add(t), 10) + 1);
+        assertEquals(List.of(1, 1, 2, 2), seen);
+        assertEquals(p.position(), p.consumerPosition(), "all consumed");
     }
 
     @Test

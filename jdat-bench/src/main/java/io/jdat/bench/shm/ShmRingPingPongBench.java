@@ -82,9 +82,10 @@ public class ShmRingPingPongBench {
         }
 
         @Override
-        public void onRecord(int type, MemorySegment segment, long offset, int length) {
+        public boolean onRecord(int type, MemorySegment segment, long offset, int length) {
             MemorySegment.copy(segment, offset, priv, 0, length);
             lastLength = length;
+            return true;
         }
     }
 

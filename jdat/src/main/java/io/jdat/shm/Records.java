@@ -1,0 +1,59 @@
+package io.jdat.shm;
+
+/**
+ * The record types of an {@code shm} connection's rings and their payload layouts (offsets within the payload,
+ * native byte order). A request of the side that produces into the ring becomes one record (or, for fragments,
+ * several); the peer handles it and consumes it, and the requester completes the request once the ring's
+ * consumer position has passed its last record ({@link ShmRing.Producer#consumerPosition()}).
+ *
+ * <table>
+ *   <caption>Records</caption>
+ *   <tr><th>Type</th><th>Header</th><th>Then</th></tr>
+ *   <tr><td>{@value #SEND_INLINE} Send, inline</td><td>0 int flags, 4 int 0</td><td>the message</td></tr>
+ *   <tr><td>{@value #SEND_FRAG} Send fragment</td><td>0 int flags, 4 int 0, 8 long total, 16 long offset</td>
+ *       <td>{@code [offset, offset + n)} of the message; {@link #LAST} on the last</td></tr>
+ *   <tr><td>{@value #SEND_XMEM} Send by cross-memory attach</td><td>0 int flags, 4 int n, 8 long total</td>
+ *       <td>n × (long address, long length) in the sender's process: the receiver reads them</td></tr>
+ *   <tr><td>{@value #WRITE_INLINE} RDMA Write, inline</td><td>0 int context, 4 int 0, 8 long address</td>
+ *       <td>the bytes</td></tr>
+ *   <tr><td>{@value #WRITE_FRAG} RDMA Write fragment</td><td>0 int context, 4 int 0, 8 long address,
+ *       16 long total, 24 long offset</td><td>{@code [offset, offset + n)}; {@link #LAST} is implied by the
+ *       total</td></tr>
+ *   <tr><td>{@value #WRITE_XMEM} RDMA Write by cross-memory attach</td><td>0 int context, 4 int n,
+ *       8 long address, 16 long total</td><td>n × (address, length) of the source: the target reads them</td></tr>
+ *   <tr><td>{@value #READ} RDMA Read</td><td>0 int context, 4 int n, 8 long address, 16 long total</td>
+ *       <td>n × (address, length) of the requester's destination, which the target writes by cross-memory
+ *       attach; with n = 0 the target passes the bytes through its staging area instead</td></tr>
+ * </table>
+ * Flags: {@link #SOLICITED}, {@link #LAST}. Every field is checked by the receiving side before use.
+ */
+final class Records {
+    static final int SEND_INLINE = 1;
+    static final int SEND_FRAG = 2;
+    static final int SEND_XMEM = 3;
+    static final int WRITE_INLINE = 4;
+    static final int WRITE_FRAG = 5;
+    static final int WRITE_XMEM = 6;
+    static final int READ = 7;
+    static final int MAX_TYPE = 7;
+
+    static final int SEND_INLINE_HEADER = 8;
+    static final int SEND_FRAG_HEADER = 24;
+    static final int SEND_XMEM_HEADER = 16;
+    static final int WRITE_INLINE_HEADER = 16;
+    static final int WRITE_FRAG_HEADER = 32;
+    static final int WRITE_XMEM_HEADER = 24;
+    static final int READ_HEADER = 24;
+    /** The largest header. */
+    static final int MAX_HEADER = 32;
+    /** Bytes per (address, length) entry. */
+    static final int IOV_ENTRY = 16;
+
+    /** The sender asked for a solicited event. */
+    static final int SOLICITED = 1;
+    /** The last fragment of a Send. */
+    static final int LAST = 2;
+
+    private Records() {
+    }
+}

@@ -1,0 +1,312 @@
+package io.jdat.shm;
+
+import io.jdat.spi.Channel;
+import io.jdat.spi.ChannelSink;
+import io.jdat.spi.WorkRequest;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One established {@code shm} connection: the mapped connection file ({@link ConnectionLayout}), its
+ * {@link ShmTransmitter} (this side's requests into the outgoing ring) and {@link ShmReceiver} (the peer's
+ * records from the incoming ring), and the Unix domain socket that stays open as liveness and doorbell channel.
+ *
+ * <h2>Locks</h2>
+ * {@link #txLock} guards the outgoing ring, the outstanding requests and their completions; {@link #rxLock}
+ * guards the incoming ring and the receive state. Pollers only {@code tryLock} them (another thread is already
+ * making progress), submissions and {@link #close} take them. The receive path may take {@code txLock} under
+ * {@code rxLock} (staged RDMA Read data belongs to an outstanding request); never the reverse.
+ *
+ * <h2>Endings</h2>
+ * A side that ends writes its close state into its status block (release) and closes the socket: the peer
+ * sees it at its next poll or through the socket's end of stream, and reports {@code DISCONNECTED} or
+ * {@code BROKEN}, after it handled every record the closing side published before. End of stream with no
+ * close state means the peer process died ({@code BROKEN}): the kernel closes a dead process's sockets, so
+ * this is seen at once by a sleeping progress thread and within one park slice by a polling one. The core
+ * hears of an ending once, from the IA's progress thread, never from under this connection's locks.
+ */
+final class ShmConnection implements Channel {
+    final ShmTransport transport;
+    final boolean activeSide;
+    final SocketChannel ch;
+    private final Arena arena;
+    final long peerPid;
+    private final long localPort;
+    private final UnixDomainSocketAddress remote;
+    private final long remotePort;
+    final ReentrantLock txLock = new ReentrantLock();
+    final ReentrantLock rxLock = new ReentrantLock();
+    final MemorySegment myBlock;
+    final MemorySegment peerBlock;
+    final ShmTransmitter tx;
+    final ShmReceiver rx;
+    volatile ChannelSink sink;
+    volatile SelectionKey key;
+    /** Set under both locks by {@link #close}/{@link #abandon}: no thread touches the mapping afterwards. */
+    volatile boolean closed;
+    private final AtomicInteger ending = new AtomicInteger();
+    private static final int NOT_ENDED = 0;
+    private static final int ENDED_DISCONNECTED = 1;
+    private static final int ENDED_BROKEN = 2;
+    private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
+
+    ShmConnection(ShmTransport transport, boolean activeSide, SocketChannel ch, Arena arena, MemorySegment file,
+            int ringCapacity, int staging, long peerPid, long localPort, UnixDomainSocketAddress remote,
+            long remotePort, int inline) throws RingCorruptException {
+        this.transport = transport;
+        this.activeSide = activeSide;
+        this.ch = ch;
+        this.arena = arena;
+        this.peerPid = peerPid;
+        this.localPort = localPort;
+        this.remote = remote;
+        this.remotePort = remotePort;
+        this.myBlock = file.asSlice(ConnectionLayout.blockOffset(activeSide), ConnectionLayout.BLOCK_LENGTH);
+        this.peerBlock = file.asSlice(ConnectionLayout.blockOffset(!activeSide), ConnectionLayout.BLOCK_LENGTH);
+        MemorySegment outRing = file.asSlice(ConnectionLayout.ringOffset(ringCapacity, activeSide),
+                ConnectionLayout.ringLength(ringCapacity));
+        MemorySegment inRing = file.asSlice(ConnectionLayout.ringOffset(ringCapacity, !activeSide),
+                ConnectionLayout.ringLength(ringCapacity));
+        MemorySegment myStaging = file.asSlice(ConnectionLayout.stagingOffset(ringCapacity, staging, activeSide),
+                staging);
+        MemorySegment peerStaging = file.asSlice(ConnectionLayout.stagingOffset(ringCapacity, staging, !activeSide),
+                staging);
+        ShmRing.Producer out = ShmRing.producer(outRing);
+        this.tx = new ShmTransmitter(this, out, inline);
+        this.rx = new ShmReceiver(this, ShmRing.consumer(inRing, Records.MAX_TYPE), out, myStaging, peerStaging,
+                transport.crossMemory);
+    }
+
+    void setPeerCanReachMe(boolean b) {
+        tx.setCrossMemory(b && transport.crossMemory);
+    }
+
+    /** Starts delivering to {@code s} (null: the core did not want the connection). */
+    void start(ChannelSink s) {
+        if (s == null) {
+            close(CLOSE_BREAK);
+            return;
+        }
+        boolean ended;
+        synchronized (this) {
+            sink = s;
+            ended = ending.get() != NOT_ENDED;
+        }
+        transport.connections.add(this);
+        transport.progress.add(this);
+        if (ended) {
+            deliver(s);
+        }
+    }
+
+    // ------------------------------------------------------------------ Channel
+
+    @Override
+    public SocketAddress localAddress() {
+        return transport.address();
+    }
+
+    @Override
+    public long localPortQual() {
+        return localPort;
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public long remotePortQual() {
+        return remotePort;
+    }
+
+    @Override
+    public void submit(WorkRequest wr) {
+        tx.submit(wr);
+    }
+
+    @Override
+    public void recvPosted() {
+        if (rx.stalled()) {
+            poll();
+            transport.progress.wake();
+        }
+    }
+
+    @Override
+    public void close(int mode) {
+        shutdown(mode == CLOSE_DISCONNECT ? ConnectionLayout.DISCONNECTED : ConnectionLayout.BROKEN);
+    }
+
+    /** The IA closes: the peer sees BROKEN; the core is not called back. */
+    void abandon() {
+        shutdown(ConnectionLayout.BROKEN);
+    }
+
+    private void shutdown(int state) {
+        rxLock.lock();
+        txLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            tx.stop();
+            rx.stop(state);
+        } finally {
+            txLock.unlock();
+            rxLock.unlock();
+        }
+        try {
+            ch.close(); // the peer's selector sees end of stream
+        } catch (IOException e) {
+            // closed either way
+        }
+        transport.progress.remove(this);
+        transport.connections.remove(this);
+        // Unmap on the progress thread: the thread that called close may be inside a handler of this
+        // connection (a completion that made the consumer close), with the mapping still in use up its stack.
+        transport.progress.execute(this::unmap);
+    }
+
+    private void unmap() {
+        rxLock.lock();
+        txLock.lock();
+        try {
+            rx.release();
+            if (arena.scope().isAlive()) {
+                arena.close();
+            }
+        } finally {
+            txLock.unlock();
+            rxLock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ progress
+
+    /** One receive and completion pass, on any thread; skips a part another thread is running. */
+    boolean poll() {
+        if (closed) {
+            return false;
+        }
+        boolean p = false;
+        if (rxLock.tryLock()) {
+            try {
+                if (!closed) {
+                    p = rx.poll();
+                }
+            } finally {
+                rxLock.unlock();
+            }
+        }
+        if (tx.busy() && txLock.tryLock()) {
+            try {
+                if (!closed) {
+                    p |= tx.progress();
+                }
+            } finally {
+                txLock.unlock();
+            }
+        }
+        return p;
+    }
+
+    /** Before the progress thread blocks: announces it and checks once more (false: there is work). */
+    boolean prepareToSleep() {
+        if (closed) {
+            return true;
+        }
+        rxLock.lock();
+        try {
+            return closed || rx.prepareToSleep();
+        } finally {
+            rxLock.unlock();
+        }
+    }
+
+    /** After the progress thread woke. */
+    void awake() {
+        if (!closed && rxLock.tryLock()) {
+            try {
+                if (!closed) {
+                    rx.awake();
+                }
+            } finally {
+                rxLock.unlock();
+            }
+        }
+    }
+
+    /** Wakes the peer's progress thread: one byte on the socket (a full socket buffer already wakes it). */
+    void doorbell() {
+        synchronized (bell) {
+            try {
+                bell.clear();
+                ch.write(bell);
+            } catch (IOException e) {
+                // the peer is gone; its end is seen by the receive path
+            }
+        }
+    }
+
+    /** The socket reached end of stream: the peer closed it or died. */
+    void socketEnded() {
+        if (closed) {
+            return;
+        }
+        rxLock.lock();
+        try {
+            if (!closed) {
+                rx.socketEnded();
+            }
+        } finally {
+            rxLock.unlock();
+        }
+    }
+
+    /** Tells the core once, from the progress thread: the peer disconnected, or the connection broke. */
+    void notifyCore(boolean broken, String reason) {
+        int want = broken ? ENDED_BROKEN : ENDED_DISCONNECTED;
+        ChannelSink s;
+        synchronized (this) {
+            int was = ending.get();
+            if (was != NOT_ENDED) {
+                return;
+            }
+            ending.set(want);
+            s = sink;
+        }
+        transport.trace(this, (broken ? "broken: " : "disconnected: ") + reason);
+        if (s != null) {
+            deliver(s);
+        }
+    }
+
+    private void deliver(ChannelSink s) {
+        transport.progress.execute(() -> {
+            if (!closed) {
+                if (ending.get() == ENDED_BROKEN) {
+                    s.broken();
+                } else {
+                    s.remoteDisconnected();
+                }
+            }
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "shm " + (activeSide ? "active" : "passive") + " " + transport.address().getPath().getFileName()
+                + ":" + localPort + " <-> " + remote.getPath().getFileName() + ":" + remotePort;
+    }
+}

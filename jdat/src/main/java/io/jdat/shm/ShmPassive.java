@@ -1,0 +1,219 @@
+package io.jdat.shm;
+
+import io.jdat.spi.IncomingRequest;
+import io.jdat.spi.PassiveHandler;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.ProtocolException;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The passive side of one connection setup: reads the requester's {@link CmMessage.Request} (within
+ * {@link #REQUEST_TIMEOUT_MILLIS}), checks that the requester runs as this user and that its connection file is
+ * an owner-only file of a live instance under the same base directory, maps it, and offers the request to the
+ * service point. Then exactly one of {@link #accept}, {@link #reject}, {@link #refuse} answers it.
+ */
+final class ShmPassive implements IncomingRequest {
+    /** How long a requester may take to send its request. */
+    static final long REQUEST_TIMEOUT_MILLIS = 5000;
+    /** How long the requester may take to confirm an accept. */
+    static final long READY_TIMEOUT_MILLIS = 10_000;
+
+    private final ShmTransport transport;
+    private final ShmListener listener;
+    private final SocketChannel ch;
+    private final AtomicBoolean answered = new AtomicBoolean();
+    private CmMessage.Request request;
+    private Arena arena;
+    private MemorySegment file;
+
+    ShmPassive(ShmTransport transport, ShmListener listener, SocketChannel ch) {
+        this.transport = transport;
+        this.listener = listener;
+        this.ch = ch;
+    }
+
+    /** Runs on a virtual thread: reads and checks the request, then offers it. */
+    void handshake() {
+        ScheduledFuture<?> deadline = ShmTransport.TIMER.schedule(this::abort, REQUEST_TIMEOUT_MILLIS,
+                TimeUnit.MILLISECONDS);
+        try {
+            CmMessage.Frame f = CmMessage.read(ch);
+            if (f.type() != CmMessage.REQUEST) {
+                throw new ProtocolException("expected a connection request, got message " + f.type());
+            }
+            request = CmMessage.parseRequest(f.payload());
+            checkPeerUser();
+            mapFile();
+        } catch (IOException | RuntimeException e) {
+            deadline.cancel(false);
+            transport.trace(this, "request dropped: " + e);
+            // an unreadable request gets no answer but the closed socket: the requester sees NON_PEER_REJECTED
+            abort();
+            return;
+        }
+        deadline.cancel(false);
+        if (listener.closed() || transport.closed() || !listener.handler.onRequest(this)) {
+            refuse();
+        }
+    }
+
+    private void checkPeerUser() throws IOException {
+        UserPrincipal peer;
+        try {
+            peer = ch.getOption(jdk.net.ExtendedSocketOptions.SO_PEERCRED).user();
+        } catch (UnsupportedOperationException e) {
+            return; // not Linux: the owner-only directory is the only gate
+        }
+        UserPrincipal me = Files.getOwner(transport.instance.directory(), LinkOption.NOFOLLOW_LINKS);
+        if (!peer.getName().equals(me.getName())) {
+            throw new ProtocolException("requester runs as " + peer.getName() + ", not " + me.getName());
+        }
+    }
+
+    private void mapFile() throws IOException {
+        Path base = transport.files.baseDirectory();
+        Path dir = Path.of(request.activeDir()).toAbsolutePath().normalize();
+        Path f = Path.of(request.file()).toAbsolutePath().normalize();
+        if (!dir.getParent().equals(base) || !f.getParent().equals(dir)
+                || !Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS) || !ShmFiles.isLive(dir)) {
+            throw new ProtocolException("connection file " + f + " is not a file of a live instance under " + base);
+        }
+        if (!RingDescriptor.isValidCapacity(request.ringCapacity())) {
+            throw new ProtocolException("ring capacity " + request.ringCapacity());
+        }
+        arena = Arena.ofShared();
+        try {
+            file = RingFile.open(f, arena);
+            String bad = ConnectionLayout.validate(file, request.ringCapacity(), request.staging());
+            if (bad != null) {
+                throw new ProtocolException(bad);
+            }
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            arena = null;
+            throw e;
+        }
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return UnixDomainSocketAddress.of(request.activeDir());
+    }
+
+    @Override
+    public long remotePortQual() {
+        return request.portQual();
+    }
+
+    @Override
+    public long connQual() {
+        return listener.connQual();
+    }
+
+    @Override
+    public byte[] privateData() {
+        return request.privateData().clone();
+    }
+
+    @Override
+    public void accept(PassiveHandler passive, byte[] privateData, int rdmaReadIn, int rdmaReadOut) {
+        if (!answered.compareAndSet(false, true)) {
+            return;
+        }
+        Thread.ofVirtual().name("jdat-shm-accept").start(() -> completeAccept(passive, privateData, rdmaReadIn,
+                rdmaReadOut));
+    }
+
+    private void completeAccept(PassiveHandler passive, byte[] pd, int ird, int ord) {
+        ShmConnection conn = null;
+        ScheduledFuture<?> deadline = null;
+        try {
+            boolean canReach = transport.canReach(request.pid(), request.probeAddress());
+            conn = new ShmConnection(transport, false, ch, arena, file, request.ringCapacity(), request.staging(),
+                    request.pid(), listener.connQual(), UnixDomainSocketAddress.of(request.activeDir()),
+                    request.portQual(), transport.config.inline());
+            arena = null; // the connection owns the mapping now
+            CmMessage.writeAccept(ch, new CmMessage.Accept(ProcessHandle.current().pid(), ird, ord,
+                    transport.probe.address(), canReach, pd == null ? new byte[0] : pd));
+            deadline = ShmTransport.TIMER.schedule(this::closeSocket, READY_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            CmMessage.Frame f = CmMessage.read(ch);
+            deadline.cancel(false);
+            if (f.type() != CmMessage.READY || f.payload().remaining() != 1) {
+                throw new ProtocolException("the requester did not confirm (message " + f.type() + ")");
+            }
+            conn.setPeerCanReachMe(f.payload().get() != 0);
+        } catch (IOException | RingCorruptException | RuntimeException e) {
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
+            transport.trace(this, "accept failed: " + e);
+            if (conn != null) {
+                conn.abandon();
+            }
+            abort();
+            passive.acceptFailed();
+            return;
+        } finally {
+            transport.incoming.remove(this);
+        }
+        conn.start(passive.established(conn));
+    }
+
+    @Override
+    public void reject() {
+        answer(CmMessage.REJECT);
+    }
+
+    @Override
+    public void refuse() {
+        answer(CmMessage.REFUSE);
+    }
+
+    private void answer(int type) {
+        if (!answered.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            CmMessage.writeEmpty(ch, type);
+        } catch (IOException e) {
+            // the requester is gone: nobody to tell
+        }
+        abort();
+    }
+
+    private void closeSocket() {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // closed either way
+        }
+    }
+
+    /** Drops the request: closes the socket and the mapping (the transport closes, or the request was bad). */
+    void abort() {
+        closeSocket();
+        transport.incoming.remove(this);
+        synchronized (this) {
+            if (arena != null) {
+                arena.close();
+                arena = null;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "shm request to " + listener + (request == null ? "" : " from " + request.activeDir());
+    }
+}

@@ -1,0 +1,231 @@
+package io.jdat.shm;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The progress engine of one {@code shm} IA: one daemon thread that polls the IA's connections, and the
+ * consumer-driven path that lets a polling consumer do it on its own thread.
+ *
+ * <h2>Idle strategy</h2>
+ * <ol>
+ *   <li>While a consumer polls an event dispatcher of this IA (it called {@link #poll} within the last
+ *       {@value #POLLER_GRACE_MICROS} µs), that consumer moves the bytes itself and this thread parks in
+ *       {@value #POLLER_PARK_MILLIS} ms slices, looking only at the sockets (ends of peers) in between: two
+ *       spinning threads on a 2-core machine would take the core the peer needs.</li>
+ *   <li>Otherwise the thread polls the rings while there is traffic, and spins
+ *       ({@link Thread#onSpinWait()}) for {@link #SPIN_NANOS} after the last of it: waking a blocked thread
+ *       costs tens of microseconds here, more than a whole exchange.</li>
+ *   <li>Then it sleeps: it sets the consumer-sleeping flag of every incoming ring, looks once more, and blocks
+ *       in {@code select} on the connections' sockets. A peer that publishes a record, consumes one of ours,
+ *       stages or takes RDMA Read data while the flag is set rings the doorbell: one byte on the socket
+ *       (see {@link ShmRing} for the ordering that makes this race-free). A peer that ends closes the socket,
+ *       which wakes the thread too. The select also times out after {@value #SELECT_MILLIS} ms for the
+ *       receiver-not-ready deadlines.</li>
+ * </ol>
+ * A consumer that stops polling to park in a wait hands over at once ({@link #pollerIdle}).
+ */
+final class ShmProgress implements Runnable {
+    static final long POLLER_GRACE_MICROS = 200;
+    private static final long POLLER_GRACE_NANOS = POLLER_GRACE_MICROS * 1000;
+    static final long POLLER_PARK_MILLIS = 2;
+    private static final long SELECT_MILLIS = 100;
+    /** Spin after the last traffic before sleeping (system property {@code jdat.shm.progressSpinNanos}). */
+    static final long SPIN_NANOS = Long.getLong("jdat.shm.progressSpinNanos", 20_000L);
+
+    private final Selector selector;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
+    private final java.util.function.Consumer<SelectionKey> readyAction = this::ready;
+    /** The IA's connections; copy-on-write under {@code this}, read without a lock by pollers. */
+    private volatile ShmConnection[] connections = new ShmConnection[0];
+    /** When a consumer last polled (0: no poller). */
+    private volatile long lastPoll;
+    private volatile boolean running = true;
+
+    ShmProgress(String name) {
+        try {
+            selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        thread = Thread.ofPlatform().daemon().name("jdat-shm-" + name).unstarted(this);
+        thread.start();
+    }
+
+    /** Consumer-driven progress: one pass over every connection on the calling thread. */
+    boolean poll() {
+        long now = System.nanoTime();
+        if (now - lastPoll > POLLER_GRACE_NANOS / 4) {
+            lastPoll = now | 1;
+        }
+        ShmConnection[] cs = connections;
+        boolean any = false;
+        for (ShmConnection c : cs) {
+            any |= c.poll();
+        }
+        return any;
+    }
+
+    void pollerIdle() {
+        if (lastPoll != 0) {
+            lastPoll = 0;
+            wake();
+        }
+    }
+
+    /** Runs {@code task} on this thread soon (core notifications, unmapping). */
+    void execute(Runnable task) {
+        tasks.add(task);
+        wake();
+    }
+
+    void wake() {
+        LockSupport.unpark(thread);
+        selector.wakeup();
+    }
+
+    void add(ShmConnection c) {
+        synchronized (this) {
+            ShmConnection[] cs = Arrays.copyOf(connections, connections.length + 1);
+            cs[cs.length - 1] = c;
+            connections = cs;
+        }
+        execute(() -> {
+            try {
+                c.ch.configureBlocking(false);
+                c.key = c.ch.register(selector, SelectionKey.OP_READ, c);
+            } catch (ClosedChannelException | CancelledKeyException e) {
+                c.socketEnded();
+            } catch (IOException e) {
+                c.socketEnded();
+            }
+        });
+    }
+
+    synchronized void remove(ShmConnection c) {
+        ShmConnection[] cs = connections;
+        for (int i = 0; i < cs.length; i++) {
+            if (cs[i] == c) {
+                ShmConnection[] n = new ShmConnection[cs.length - 1];
+                System.arraycopy(cs, 0, n, 0, i);
+                System.arraycopy(cs, i + 1, n, i, cs.length - i - 1);
+                connections = n;
+                return;
+            }
+        }
+    }
+
+    void shutdown() {
+        running = false;
+        wake();
+        try {
+            thread.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        runTasks();
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    @Override
+    public void run() {
+        long lastActive = System.nanoTime();
+        while (running) {
+            try {
+                runTasks();
+                long lp = lastPoll;
+                if (lp != 0 && System.nanoTime() - lp < POLLER_GRACE_NANOS) {
+                    LockSupport.parkNanos(this, POLLER_PARK_MILLIS * 1_000_000L);
+                    selector.selectNow(readyAction); // peers' ends; the poller moves the bytes
+                    continue;
+                }
+                boolean any = false;
+                for (ShmConnection c : connections) {
+                    any |= c.poll();
+                }
+                long now = System.nanoTime();
+                if (any) {
+                    lastActive = now;
+                    continue;
+                }
+                if (now - lastActive < SPIN_NANOS) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                selector.selectNow(readyAction);
+                if (sleepReady()) {
+                    selector.select(readyAction, SELECT_MILLIS);
+                }
+                for (ShmConnection c : connections) {
+                    c.awake();
+                }
+                lastActive = System.nanoTime();
+            } catch (IOException | RuntimeException e) {
+                if (!running) {
+                    return;
+                }
+                LockSupport.parkNanos(1_000_000L); // a selector failure must not end the IA's progress
+            }
+        }
+    }
+
+    /** Announces sleep on every connection; false if one has work after all (then nobody sleeps). */
+    private boolean sleepReady() {
+        if (!tasks.isEmpty()) {
+            return false;
+        }
+        for (ShmConnection c : connections) {
+            if (!c.prepareToSleep()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void runTasks() {
+        Runnable r;
+        while ((r = tasks.poll()) != null) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                // a core notification failed: the EP is gone; nothing else to do
+            }
+        }
+    }
+
+    /** A socket is readable: doorbell bytes (dropped) or its end. */
+    private void ready(SelectionKey k) {
+        ShmConnection c = (ShmConnection) k.attachment();
+        try {
+            for (;;) {
+                drain.clear();
+                int n = c.ch.read(drain);
+                if (n < 0) {
+                    k.cancel();
+                    c.socketEnded();
+                    return;
+                }
+                if (n < drain.capacity()) {
+                    break;
+                }
+            }
+        } catch (IOException | CancelledKeyException e) {
+            k.cancel();
+            c.socketEnded();
+        }
+    }
+}

@@ -1,0 +1,681 @@
+package io.jdat.shm;
+
+import io.jdat.DtoCompletionStatus;
+import io.jdat.MemPriv;
+import io.jdat.spi.ChannelSink;
+import io.jdat.spi.RecvBuffer;
+import io.jdat.spi.RemoteRegion;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The receive path of one {@code shm} connection: handles the peer's records from the incoming ring, serves
+ * the peer's RDMA Reads, takes staged RDMA Read data for this side's reads, and watches how the peer ends.
+ * All state is guarded by the connection's {@code rxLock}.
+ *
+ * <p>The memory's owner moves the bytes, after its core's checks ({@link ChannelSink#resolveRemote}): a Send
+ * is placed by the receiver, an RDMA Write by the target (from the ring, or by reading the requester's memory
+ * with cross-memory attach), an RDMA Read by the target (writing the requester's memory, or through the
+ * staging area). A record whose handling must wait (no receive buffer posted, staging area busy) stays at the
+ * head of the ring, with everything behind it; a Send that waits longer than {@link #RNR_TIMEOUT_MILLIS} fails
+ * with {@code DAT_DTO_ERR_RECEIVER_NOT_READY} at the sender and the connection breaks.
+ *
+ * <p>Everything the peer wrote is hostile: each field is read once and checked (types, lengths, fragment
+ * order, list sizes) before use. A violation breaks the connection; nothing is written outside registered
+ * memory that passed the checks, this process's ring and staging slots, or the peer's own process.
+ */
+final class ShmReceiver implements RecordHandler {
+    /** Receiver-not-ready limit (system property {@code jdat.shm.rnrTimeoutMillis}). */
+    static final long RNR_TIMEOUT_MILLIS = Long.getLong("jdat.shm.rnrTimeoutMillis", 2000L);
+    private static final long RNR_TIMEOUT_NANOS = RNR_TIMEOUT_MILLIS * 1_000_000L;
+    /** Most entries a cross-memory record may list. */
+    static final int MAX_IOV = 1024;
+    private static final int BATCH = 64;
+
+    private final ShmConnection conn;
+    private final ShmRing.Consumer in;
+    private final ShmRing.Producer out;
+    private final MemorySegment myBlock;
+    private final MemorySegment peerBlock;
+    private final MemorySegment myStaging;
+    private final MemorySegment peerStaging;
+    private final int stagingSize;
+    private CrossMemory cm;
+    private final RemoteRegion region = new RemoteRegion();
+    private final long[] iovAddr = new long[MAX_IOV];
+    private final long[] iovLen = new long[MAX_IOV];
+
+    private volatile boolean stopped;
+    /** A record waits for a receive buffer since this time (0: none waits). Read by recvPosted. */
+    private volatile long rnrSince;
+    private boolean notAccepting;
+
+    // A Send arriving in fragments.
+    private RecvBuffer fragBuffer;
+    private long fragTotal;
+    private long fragNext;
+    private boolean fragTooLong;
+
+    // An RDMA Write arriving in fragments.
+    private boolean writeActive;
+    private MemorySegment writeSegment;
+    private long writeOffset;
+    private long writeTotal;
+    private long writeNext;
+
+    // An RDMA Read served through the staging area.
+    private int readState;
+    private static final int READ_NONE = 0;
+    private static final int READ_SERVING = 1;
+    private static final int READ_DONE = 2;
+    private MemorySegment readSegment;
+    private long readOffset;
+    private long readTotal;
+    private long readDone;
+    /** The last chunk this side staged, and the last chunk of the peer's that it took. */
+    private long stagedSeq;
+    private long takenSeq;
+    /** The peer took or staged a chunk, or this side did: worth a doorbell check. */
+    private boolean staged;
+
+    ShmReceiver(ShmConnection conn, ShmRing.Consumer in, ShmRing.Producer out, MemorySegment myStaging,
+            MemorySegment peerStaging, boolean crossMemory) {
+        this.conn = conn;
+        this.in = in;
+        this.out = out;
+        this.myBlock = conn.myBlock;
+        this.peerBlock = conn.peerBlock;
+        this.myStaging = myStaging;
+        this.peerStaging = peerStaging;
+        this.stagingSize = (int) myStaging.byteSize();
+        this.cm = crossMemory ? CrossMemory.available().orElse(null) : null;
+    }
+
+    boolean stalled() {
+        return rnrSince != 0;
+    }
+
+    /** One receive pass ({@code rxLock} held). */
+    boolean poll() {
+        if (stopped) {
+            return false;
+        }
+        ChannelSink sink = conn.sink;
+        if (sink == null) {
+            return false;
+        }
+        // acquire: the peer's close state is stored after its last record, so reading it first and the ring
+        // afterwards means that a ring found empty below holds nothing the peer sent before it ended
+        int peerState = (int) ConnectionLayout.INT.getAcquire(peerBlock, (long) ConnectionLayout.CLOSE_STATE);
+        boolean progress = false;
+        try {
+            staged = false;
+            progress = takeStagedChunk();
+            notAccepting = false;
+            int n = in.read(this, BATCH);
+            progress |= n > 0;
+            if (stopped) {
+                return true;
+            }
+            if ((n > 0 || staged) && out.consumerSleeping()) {
+                conn.doorbell(); // the peer waits for completions, staging room or data
+            }
+            long since = rnrSince;
+            if (since != 0 && System.nanoTime() - since > RNR_TIMEOUT_NANOS) {
+                fail(ConnectionLayout.ERROR_RECEIVER_NOT_READY, "no receive buffer for "
+                        + RNR_TIMEOUT_MILLIS + " ms");
+                return true;
+            }
+            if (peerState != ConnectionLayout.OPEN && (in.available() == 0 || since != 0
+                    || readState != READ_NONE || notAccepting)) {
+                peerEnded(peerState);
+                return true;
+            }
+        } catch (RingCorruptException e) {
+            peerCorrupt(e.getMessage());
+            return true;
+        } catch (IllegalStateException | IndexOutOfBoundsException | InternalError e) {
+            // the mapping or registered memory went away under us, or a truncated file (SIGBUS)
+            fail(ConnectionLayout.ERROR_TRANSPORT, "receive failed: " + e);
+            return true;
+        }
+        return progress;
+    }
+
+    // ------------------------------------------------------------------ records
+
+    @Override
+    public boolean onRecord(int type, MemorySegment seg, long off, int length) {
+        ChannelSink sink = conn.sink;
+        return switch (type) {
+            case Records.SEND_INLINE -> sendInline(sink, seg, off, length);
+            case Records.SEND_FRAG -> sendFragment(sink, seg, off, length);
+            case Records.SEND_XMEM -> sendCrossMemory(sink, seg, off, length);
+            case Records.WRITE_INLINE -> writeInline(sink, seg, off, length);
+            case Records.WRITE_FRAG -> writeFragment(sink, seg, off, length);
+            case Records.WRITE_XMEM -> writeCrossMemory(sink, seg, off, length);
+            case Records.READ -> read(sink, seg, off, length);
+            default -> protocol("record type " + type);
+        };
+    }
+
+    /** Takes a receive buffer for a new message; null (and the record waits) if none is posted. */
+    private RecvBuffer take(ChannelSink sink) {
+        RecvBuffer b = sink.takeRecv();
+        if (b == null) {
+            if (!sink.isAccepting()) {
+                notAccepting = true;
+            } else if (rnrSince == 0) {
+                rnrSince = System.nanoTime() | 1;
+            }
+            return null;
+        }
+        rnrSince = 0;
+        return b;
+    }
+
+    private boolean sendInline(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (length < Records.SEND_INLINE_HEADER) {
+            return protocol("short Send record");
+        }
+        int flags = seg.get(ValueLayout.JAVA_INT, off);
+        if (fragBuffer != null) {
+            return protocol("Send inside a fragmented Send");
+        }
+        RecvBuffer b = take(sink);
+        if (b == null) {
+            return false;
+        }
+        int len = length - Records.SEND_INLINE_HEADER;
+        boolean solicited = (flags & Records.SOLICITED) != 0;
+        if (len > b.totalLength()) {
+            sink.completeRecv(b, len, solicited); // DAT_DTO_ERR_LOCAL_LENGTH here (RCV-05)
+            return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + len + " bytes, buffer of "
+                    + b.totalLength());
+        }
+        b.scatter(0, seg, off + Records.SEND_INLINE_HEADER, len);
+        sink.completeRecv(b, len, solicited);
+        return true;
+    }
+
+    private boolean sendFragment(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (length < Records.SEND_FRAG_HEADER) {
+            return protocol("short Send fragment");
+        }
+        int flags = seg.get(ValueLayout.JAVA_INT, off);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        long offset = seg.get(ValueLayout.JAVA_LONG, off + 16);
+        int n = length - Records.SEND_FRAG_HEADER;
+        boolean last = (flags & Records.LAST) != 0;
+        if (total < 0 || total > ShmTransport.MAX_TRANSFER || offset < 0 || offset + n > total
+                || last != (offset + n == total) || n == 0) {
+            return protocol("Send fragment [" + offset + ", +" + n + ") of " + total);
+        }
+        if (offset == 0) {
+            if (fragBuffer != null) {
+                return protocol("new Send inside a fragmented Send");
+            }
+            RecvBuffer b = take(sink);
+            if (b == null) {
+                return false;
+            }
+            fragBuffer = b;
+            fragTotal = total;
+            fragNext = 0;
+            fragTooLong = total > b.totalLength();
+        } else if (fragBuffer == null || offset != fragNext || total != fragTotal) {
+            return protocol("Send fragment at " + offset + ", expected " + fragNext);
+        }
+        if (!fragTooLong) {
+            fragBuffer.scatter(offset, seg, off + Records.SEND_FRAG_HEADER, n);
+        }
+        fragNext = offset + n;
+        if (last) {
+            RecvBuffer b = fragBuffer;
+            fragBuffer = null;
+            sink.completeRecv(b, total, (flags & Records.SOLICITED) != 0);
+            if (fragTooLong) {
+                return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
+                        + b.totalLength());
+            }
+        }
+        return true;
+    }
+
+    private boolean sendCrossMemory(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (length < Records.SEND_XMEM_HEADER) {
+            return protocol("short Send record");
+        }
+        int flags = seg.get(ValueLayout.JAVA_INT, off);
+        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        if (!readIov(seg, off + Records.SEND_XMEM_HEADER, length - Records.SEND_XMEM_HEADER, n, total)
+                || fragBuffer != null) {
+            return protocol("Send record listing " + n + " segments, " + total + " bytes");
+        }
+        if (cm == null) {
+            return fail(ConnectionLayout.ERROR_TRANSPORT, "peer asked for cross-memory attach, not available here");
+        }
+        RecvBuffer b = take(sink);
+        if (b == null) {
+            return false;
+        }
+        boolean solicited = (flags & Records.SOLICITED) != 0;
+        if (total > b.totalLength()) {
+            sink.completeRecv(b, total, solicited);
+            return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
+                    + b.totalLength());
+        }
+        try {
+            // two cursors: the sender's list (remote) and the receive buffer's segments (local)
+            int r = 0;
+            long rDone = 0;
+            for (int l = 0; l < b.count() && r < n; l++) {
+                long lLen = b.length(l);
+                long lDone = 0;
+                while (lDone < lLen && r < n) {
+                    long k = Math.min(lLen - lDone, iovLen[r] - rDone);
+                    if (k > 0) {
+                        cm.read(conn.peerPid, iovAddr[r] + rDone, b.segment(l), b.offset(l) + lDone, k);
+                    }
+                    lDone += k;
+                    rDone += k;
+                    if (rDone == iovLen[r]) {
+                        r++;
+                        rDone = 0;
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            sink.completeRecv(b, -1, false);
+            return fail(ConnectionLayout.ERROR_TRANSPORT, "cross-memory read of a Send failed: " + e.getMessage());
+        }
+        sink.completeRecv(b, total, solicited);
+        return true;
+    }
+
+    private boolean writeInline(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (length < Records.WRITE_INLINE_HEADER) {
+            return protocol("short RDMA Write record");
+        }
+        int ctx = seg.get(ValueLayout.JAVA_INT, off);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        int len = length - Records.WRITE_INLINE_HEADER;
+        if (!resolve(sink, ctx, addr, len, MemPriv.REMOTE_WRITE)) {
+            return false;
+        }
+        if (len > 0) {
+            MemorySegment.copy(seg, off + Records.WRITE_INLINE_HEADER, region.segment(), region.offset(), len);
+        }
+        return true;
+    }
+
+    private boolean writeFragment(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (length < Records.WRITE_FRAG_HEADER) {
+            return protocol("short RDMA Write fragment");
+        }
+        int ctx = seg.get(ValueLayout.JAVA_INT, off);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
+        long offset = seg.get(ValueLayout.JAVA_LONG, off + 24);
+        int n = length - Records.WRITE_FRAG_HEADER;
+        if (total <= 0 || total > ShmTransport.MAX_TRANSFER || offset < 0 || n == 0 || offset + n > total) {
+            return protocol("RDMA Write fragment [" + offset + ", +" + n + ") of " + total);
+        }
+        if (offset == 0) {
+            if (writeActive) {
+                return protocol("new RDMA Write inside a fragmented one");
+            }
+            // the whole target range is checked before the first byte moves
+            if (!resolve(sink, ctx, addr, total, MemPriv.REMOTE_WRITE)) {
+                return false;
+            }
+            writeActive = true;
+            writeSegment = region.segment();
+            writeOffset = region.offset();
+            writeTotal = total;
+            writeNext = 0;
+        } else if (!writeActive || offset != writeNext || total != writeTotal) {
+            return protocol("RDMA Write fragment at " + offset + ", expected " + writeNext);
+        }
+        MemorySegment.copy(seg, off + Records.WRITE_FRAG_HEADER, writeSegment, writeOffset + offset, n);
+        writeNext = offset + n;
+        if (writeNext == writeTotal) {
+            writeActive = false;
+            writeSegment = null;
+        }
+        return true;
+    }
+
+    private boolean writeCrossMemory(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (length < Records.WRITE_XMEM_HEADER) {
+            return protocol("short RDMA Write record");
+        }
+        int ctx = seg.get(ValueLayout.JAVA_INT, off);
+        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
+        if (!readIov(seg, off + Records.WRITE_XMEM_HEADER, length - Records.WRITE_XMEM_HEADER, n, total)
+                || writeActive) {
+            return protocol("RDMA Write record listing " + n + " segments, " + total + " bytes");
+        }
+        if (cm == null) {
+            return fail(ConnectionLayout.ERROR_TRANSPORT, "peer asked for cross-memory attach, not available here");
+        }
+        if (!resolve(sink, ctx, addr, total, MemPriv.REMOTE_WRITE)) {
+            return false;
+        }
+        try {
+            long at = region.offset();
+            for (int i = 0; i < n; i++) {
+                if (iovLen[i] > 0) {
+                    cm.read(conn.peerPid, iovAddr[i], region.segment(), at, iovLen[i]);
+                    at += iovLen[i];
+                }
+            }
+        } catch (RuntimeException e) {
+            return fail(ConnectionLayout.ERROR_TRANSPORT, "cross-memory read of an RDMA Write failed: "
+                    + e.getMessage());
+        }
+        return true;
+    }
+
+    private boolean read(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (readState != READ_NONE) {
+            // the record being served through the staging area, offered again
+            serveStaged();
+            if (readState == READ_DONE) {
+                readState = READ_NONE;
+                return true;
+            }
+            return false;
+        }
+        if (length < Records.READ_HEADER) {
+            return protocol("short RDMA Read record");
+        }
+        int ctx = seg.get(ValueLayout.JAVA_INT, off);
+        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
+        if (total < 0 || total > ShmTransport.MAX_TRANSFER) {
+            return protocol("RDMA Read of " + total + " bytes");
+        }
+        if (n != 0) {
+            // the destination list may be longer than the read: only its first total bytes are written
+            if (!readIov(seg, off + Records.READ_HEADER, length - Records.READ_HEADER, n, -1)) {
+                return protocol("RDMA Read record listing " + n + " segments");
+            }
+            long room = 0;
+            for (int i = 0; i < n; i++) {
+                room += iovLen[i];
+            }
+            if (room < total) {
+                return protocol("RDMA Read of " + total + " bytes into " + room);
+            }
+            if (cm == null) {
+                return fail(ConnectionLayout.ERROR_TRANSPORT, "peer asked for cross-memory attach, not available here");
+            }
+        } else if (length != Records.READ_HEADER) {
+            return protocol("RDMA Read record of " + length + " bytes");
+        }
+        if (!resolve(sink, ctx, addr, total, MemPriv.REMOTE_READ)) {
+            return false;
+        }
+        if (n == 0) {
+            if (total == 0) {
+                return true;
+            }
+            readState = READ_SERVING;
+            readSegment = region.segment();
+            readOffset = region.offset();
+            readTotal = total;
+            readDone = 0;
+            serveStaged();
+            // the record is consumed only once the requester has taken the last chunk
+            return false;
+        }
+        try {
+            long at = region.offset();
+            long left = total;
+            for (int i = 0; i < n && left > 0; i++) {
+                long k = Math.min(iovLen[i], left);
+                if (k > 0) {
+                    cm.write(conn.peerPid, iovAddr[i], region.segment(), at, k);
+                    at += k;
+                    left -= k;
+                }
+            }
+        } catch (RuntimeException e) {
+            return fail(ConnectionLayout.ERROR_TRANSPORT, "cross-memory write of an RDMA Read failed: "
+                    + e.getMessage());
+        }
+        return true;
+    }
+
+    /**
+     * Checks an RDMA access with the core; on failure breaks the connection (access error) or leaves the record
+     * (the EP no longer accepts: the connection is ending).
+     */
+    private boolean resolve(ChannelSink sink, int ctx, long addr, long len, int priv) {
+        int st = sink.resolveRemote(ctx, addr, len, priv, region);
+        if (st == RemoteRegion.OK) {
+            return true;
+        }
+        if (st == RemoteRegion.CLOSED) {
+            notAccepting = true;
+            return false;
+        }
+        // RWR-09, RDR-08, LMF-04: checked here, at the owner, before any byte moved; the connection breaks
+        fail(ConnectionLayout.ERROR_REMOTE_ACCESS, "RDMA access to context 0x" + Integer.toHexString(ctx)
+                + " at 0x" + Long.toHexString(addr) + " +" + len + " refused");
+        return false;
+    }
+
+    /** Copies a record's (address, length) list into {@link #iovAddr}/{@link #iovLen}, checking it. */
+    private boolean readIov(MemorySegment seg, long at, int bytes, int n, long expectTotal) {
+        if (n < 1 || n > MAX_IOV || bytes != Records.IOV_ENTRY * n) {
+            return false;
+        }
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            long a = seg.get(ValueLayout.JAVA_LONG, at + 16L * i);
+            long l = seg.get(ValueLayout.JAVA_LONG, at + 16L * i + 8);
+            if (l < 0 || l > ShmTransport.MAX_TRANSFER) {
+                return false;
+            }
+            iovAddr[i] = a;
+            iovLen[i] = l;
+            sum += l;
+        }
+        return expectTotal < 0 ? sum <= ShmTransport.MAX_TRANSFER : sum == expectTotal;
+    }
+
+    // ------------------------------------------------------------------ staging
+
+    /** Serves the active staged read: stages the next chunk once the peer took the last one. */
+    private boolean serveStaged() {
+        long taken = (long) ConnectionLayout.LONG.getAcquire(peerBlock, (long) ConnectionLayout.TAKEN_SEQ);
+        if (taken != stagedSeq) {
+            if (taken > stagedSeq || taken < stagedSeq - 1) {
+                peerCorrupt("staging taken sequence " + taken + ", staged " + stagedSeq);
+            }
+            return false;
+        }
+        if (readDone == readTotal) {
+            // the requester has every byte: the record can go
+            readState = READ_DONE;
+            readSegment = null;
+            staged = true;
+            return true;
+        }
+        int k = (int) Math.min(stagingSize, readTotal - readDone);
+        MemorySegment.copy(readSegment, readOffset + readDone, myStaging, 0, k);
+        readDone += k;
+        myBlock.set(ValueLayout.JAVA_INT, ConnectionLayout.STAGED_LENGTH, k);
+        // release: the chunk and its length are visible before the sequence that announces them
+        ConnectionLayout.LONG.setRelease(myBlock, (long) ConnectionLayout.STAGED_SEQ, ++stagedSeq);
+        staged = true;
+        return true;
+    }
+
+    /** Takes a chunk the peer staged for this side's oldest staged read. */
+    private boolean takeStagedChunk() {
+        long seq = (long) ConnectionLayout.LONG.getAcquire(peerBlock, (long) ConnectionLayout.STAGED_SEQ);
+        if (seq == takenSeq) {
+            return false;
+        }
+        if (seq != takenSeq + 1) {
+            peerCorrupt("staged sequence " + seq + " after " + takenSeq);
+            return false;
+        }
+        int len = peerBlock.get(ValueLayout.JAVA_INT, ConnectionLayout.STAGED_LENGTH);
+        if (len <= 0 || len > stagingSize) {
+            peerCorrupt("staged chunk of " + len + " bytes");
+            return false;
+        }
+        boolean ok;
+        conn.txLock.lock();
+        try {
+            ok = conn.tx.takeStaged(peerStaging, len);
+        } finally {
+            conn.txLock.unlock();
+        }
+        if (!ok) {
+            peerCorrupt("staged chunk of " + len + " bytes that no RDMA Read expects");
+            return false;
+        }
+        takenSeq = seq;
+        // release: our copy out of the chunk is done before the peer may overwrite it
+        ConnectionLayout.LONG.setRelease(myBlock, (long) ConnectionLayout.TAKEN_SEQ, seq);
+        staged = true;
+        return true;
+    }
+
+    // ------------------------------------------------------------------ endings
+
+    private boolean protocol(String what) {
+        return fail(ConnectionLayout.ERROR_NONE, "protocol violation by the peer: " + what);
+    }
+
+    void peerCorrupt(String what) {
+        fail(ConnectionLayout.ERROR_NONE, "the peer corrupted the connection: " + what);
+    }
+
+    /**
+     * Breaks the connection from this side: tells the peer why (its oldest unfinished request failed with
+     * {@code error}, or {@code ERROR_NONE}), wakes it, and has the core told. Returns false (the record stays).
+     */
+    private boolean fail(int error, String reason) {
+        if (stopped) {
+            return false;
+        }
+        stopped = true;
+        try {
+            myBlock.set(ValueLayout.JAVA_INT, ConnectionLayout.ERROR_STATUS, error);
+            // release: the error status is visible with the close state
+            ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.CLOSE_STATE, ConnectionLayout.BROKEN);
+        } catch (IllegalStateException e) {
+            // unmapped: the peer sees the socket close
+        }
+        conn.doorbell();
+        conn.notifyCore(true, reason);
+        return false;
+    }
+
+    /** The peer set its close state and every record before it has been handled. */
+    private void peerEnded(int state) {
+        stopped = true;
+        if (state == ConnectionLayout.DISCONNECTED) {
+            conn.tx.peerEnded(null);
+            conn.notifyCore(false, "the peer disconnected");
+            return;
+        }
+        int error = state == ConnectionLayout.BROKEN
+                ? peerBlock.get(ValueLayout.JAVA_INT, ConnectionLayout.ERROR_STATUS) : ConnectionLayout.ERROR_NONE;
+        DtoCompletionStatus status = switch (error) {
+            case ConnectionLayout.ERROR_NONE -> null;
+            case ConnectionLayout.ERROR_RECEIVER_NOT_READY -> DtoCompletionStatus.ERR_RECEIVER_NOT_READY;
+            case ConnectionLayout.ERROR_REMOTE_LENGTH -> DtoCompletionStatus.ERR_REMOTE_RESPONDER;
+            case ConnectionLayout.ERROR_REMOTE_ACCESS -> DtoCompletionStatus.ERR_REMOTE_ACCESS;
+            default -> DtoCompletionStatus.ERR_TRANSPORT;
+        };
+        conn.tx.peerEnded(status);
+        conn.notifyCore(true, "the peer broke the connection" + (status == null ? "" : " (" + status + ")"));
+    }
+
+    /** The socket ended ({@code rxLock} held): a close state tells how; none means the peer died. */
+    void socketEnded() {
+        if (stopped) {
+            return;
+        }
+        int state = (int) ConnectionLayout.INT.getAcquire(peerBlock, (long) ConnectionLayout.CLOSE_STATE);
+        if (state == ConnectionLayout.OPEN) {
+            stopped = true;
+            conn.tx.peerEnded(null);
+            conn.notifyCore(true, "the peer process is gone");
+            return;
+        }
+        poll(); // handles what the peer sent before it ended, then reports the ending
+        if (!stopped) {
+            peerEnded(state); // records still wait (no buffer): the peer is gone, so is the connection
+        }
+    }
+
+    /** The connection closes ({@code rxLock} and {@code txLock} held): publishes this side's close state. */
+    void stop(int state) {
+        stopped = true;
+        fragBuffer = null;
+        writeSegment = null;
+        readSegment = null;
+        rnrSince = 0;
+        try {
+            int mine = (int) ConnectionLayout.INT.getAcquire(myBlock, (long) ConnectionLayout.CLOSE_STATE);
+            if (mine == ConnectionLayout.OPEN) {
+                ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.CLOSE_STATE, state);
+            }
+        } catch (IllegalStateException e) {
+            // already unmapped
+        }
+    }
+
+    /** Frees the cross-memory scratch ({@code rxLock} held, after {@link #stop}). */
+    void release() {
+        if (cm != null) {
+            cm.close();
+            cm = null;
+        }
+    }
+
+    // ------------------------------------------------------------------ sleeping
+
+    /** Announces sleep and checks for work once more ({@code rxLock} held); true: nothing to do. */
+    boolean prepareToSleep() {
+        if (stopped) {
+            return true;
+        }
+        try {
+            if (!in.prepareToSleep()) {
+                return false;
+            }
+            boolean work = (long) ConnectionLayout.LONG.getVolatile(peerBlock, (long) ConnectionLayout.STAGED_SEQ)
+                    != takenSeq
+                    || (readState == READ_SERVING && (long) ConnectionLayout.LONG.getVolatile(peerBlock,
+                            (long) ConnectionLayout.TAKEN_SEQ) == stagedSeq)
+                    || (int) ConnectionLayout.INT.getVolatile(peerBlock, (long) ConnectionLayout.CLOSE_STATE)
+                            != ConnectionLayout.OPEN
+                    || conn.tx.hasWork();
+            if (work) {
+                in.awake();
+                return false;
+            }
+            return true;
+        } catch (RingCorruptException e) {
+            peerCorrupt(e.getMessage());
+            return false;
+        }
+    }
+
+    void awake() {
+        in.awake();
+    }
+}

@@ -1,0 +1,432 @@
+package io.jdat.shm;
+
+import io.jdat.DtoCompletionStatus;
+import io.jdat.spi.ChannelSink;
+import io.jdat.spi.IoVector;
+import io.jdat.spi.WorkRequest;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The transmit path of one {@code shm} connection: turns this side's work requests into records of the
+ * outgoing ring ({@link Records}), in posting order, and completes them in that order once the peer has
+ * handled them. All state is guarded by the connection's {@code txLock}.
+ *
+ * <p>Choice of record: a Send or RDMA Write of at most the inline size travels in the ring (two copies, no
+ * system call); a larger one names its memory for the peer to read with cross-memory attach (one copy by the
+ * kernel) when the peer can reach this process, else goes in fragments through the ring. An RDMA Read names
+ * the destination for the peer to write with cross-memory attach, else asks for the bytes through the peer's
+ * staging area.
+ *
+ * <p>Completion: each request remembers the ring position after its last record; it is complete when the
+ * peer's consumer position has passed it, which the peer publishes only after it handled the record (placed
+ * the Send, checked and moved the RDMA bytes). A request the ring has no room for waits, with everything
+ * behind it, and is written by a later {@link #progress} pass. Nothing allocates once the queue has grown to
+ * the connection's depth.
+ */
+final class ShmTransmitter {
+    private final ShmConnection conn;
+    private final ShmRing.Producer out;
+    private final MemorySegment ring;
+    private final int inline;
+    private final int fragPayload;
+    private volatile boolean crossMemory;
+
+    // Outstanding requests, a growable ring buffer in submit order.
+    private WorkRequest[] wrs = new WorkRequest[64];
+    private long[] endPos = new long[64];
+    private int head;
+    private int count;
+    /** How many requests from {@link #head} are completely written. */
+    private int written;
+    /** Bytes of the first unwritten request already written as fragments. */
+    private long fragOffset;
+    /** Outstanding work (read without the lock by pollers to skip idle connections). */
+    private volatile boolean busy;
+
+    // RDMA Reads served through the peer's staging area, in order, with the bytes received so far.
+    private WorkRequest[] stagedReads = new WorkRequest[16];
+    private int stagedHead;
+    private int stagedCount;
+    private long stagedFilled;
+
+    private boolean stopped;
+    /** The peer's consumer position when the ring was last found full. */
+    private long blockedAt = -1;
+
+    ShmTransmitter(ShmConnection conn, ShmRing.Producer out, int inline) {
+        this.conn = conn;
+        this.out = out;
+        this.ring = out.segment();
+        this.inline = inline;
+        int fp = out.maxPayload() - Records.MAX_HEADER;
+        this.fragPayload = Math.min(fp & -8, 256 * 1024);
+    }
+
+    void setCrossMemory(boolean on) {
+        crossMemory = on;
+    }
+
+    boolean busy() {
+        return busy;
+    }
+
+    /** Called with the EP's posting lock held. */
+    void submit(WorkRequest wr) {
+        conn.txLock.lock();
+        try {
+            if (stopped) {
+                return;
+            }
+            if (count == wrs.length) {
+                grow();
+            }
+            int i = (head + count) & (wrs.length - 1);
+            wrs[i] = wr;
+            endPos[i] = Long.MAX_VALUE;
+            count++;
+            busy = true;
+            if (written == count - 1) {
+                writePending();
+            }
+            if (wr.op() == WorkRequest.Op.RMR_BIND && written == count) {
+                reap();
+            }
+        } catch (RingCorruptException e) {
+            conn.rx.peerCorrupt(e.getMessage());
+        } finally {
+            conn.txLock.unlock();
+        }
+    }
+
+    /** Writes waiting requests and completes handled ones ({@code txLock} held). */
+    boolean progress() {
+        if (stopped) {
+            return false;
+        }
+        try {
+            boolean p = false;
+            if (written < count) {
+                p = writePending();
+            }
+            return reap() | p;
+        } catch (RingCorruptException e) {
+            conn.rx.peerCorrupt(e.getMessage());
+            return false;
+        }
+    }
+
+    /**
+     * Whether a completion or a waiting request could go on now: for the progress thread's last look before it
+     * blocks, after it announced that (the peer rings the doorbell for anything it does afterwards).
+     */
+    boolean hasWork() throws RingCorruptException {
+        conn.txLock.lock();
+        try {
+            if (stopped || count == 0) {
+                return false;
+            }
+            long pos = out.consumerPosition();
+            return (written > 0 && endPos[head] <= pos) || (written < count && pos != blockedAt);
+        } finally {
+            conn.txLock.unlock();
+        }
+    }
+
+    /** Completes the requests the peer has handled ({@code txLock} held). */
+    private boolean reap() throws RingCorruptException {
+        ChannelSink sink = conn.sink;
+        if (written == 0 || sink == null) {
+            return false;
+        }
+        long pos = out.consumerPosition();
+        boolean any = false;
+        while (written > 0 && endPos[head] <= pos) {
+            WorkRequest wr = wrs[head];
+            wrs[head] = null;
+            head = (head + 1) & (wrs.length - 1);
+            count--;
+            written--;
+            any = true;
+            long len = switch (wr.op()) {
+                case SEND, RDMA_WRITE -> wr.totalLength();
+                case RDMA_READ -> wr.remoteLength();
+                case RMR_BIND -> 0;
+            };
+            sink.requestCompleted(DtoCompletionStatus.SUCCESS, len);
+        }
+        busy = count > 0;
+        return any;
+    }
+
+    /**
+     * The peer ended the connection: completes what it handled and, if it broke the connection because of
+     * this side's oldest unfinished request, fails that one with {@code status}; nothing completes afterwards.
+     */
+    void peerEnded(DtoCompletionStatus status) {
+        conn.txLock.lock();
+        try {
+            if (stopped) {
+                return;
+            }
+            try {
+                reap();
+            } catch (RingCorruptException e) {
+                // the peer is gone; what it handled is uncertain: the core flushes it
+            }
+            ChannelSink sink = conn.sink;
+            if (status != null && count > 0 && sink != null) {
+                wrs[head] = null;
+                count = 0;
+                sink.requestCompleted(status, 0);
+            }
+            stopped = true;
+            busy = false;
+        } finally {
+            conn.txLock.unlock();
+        }
+    }
+
+    /** The connection closes: no more writes or completions ({@code txLock} held). */
+    void stop() {
+        stopped = true;
+        busy = false;
+        for (int i = 0; i < wrs.length; i++) {
+            wrs[i] = null;
+        }
+        for (int i = 0; i < stagedReads.length; i++) {
+            stagedReads[i] = null;
+        }
+        count = 0;
+        written = 0;
+        stagedCount = 0;
+    }
+
+    private void grow() {
+        int n = wrs.length * 2;
+        WorkRequest[] w = new WorkRequest[n];
+        long[] e = new long[n];
+        for (int k = 0; k < count; k++) {
+            int i = (head + k) & (wrs.length - 1);
+            w[k] = wrs[i];
+            e[k] = endPos[i];
+        }
+        wrs = w;
+        endPos = e;
+        head = 0;
+    }
+
+    private boolean writePending() throws RingCorruptException {
+        boolean any = false;
+        while (written < count) {
+            int i = (head + written) & (wrs.length - 1);
+            if (!write(wrs[i])) {
+                blockedAt = out.consumerPosition();
+                break;
+            }
+            endPos[i] = out.position();
+            written++;
+            any = true;
+        }
+        if (any && out.consumerSleeping()) {
+            conn.doorbell();
+        }
+        return any;
+    }
+
+    /** Writes one request's records; false when the ring is full (fragments written so far are kept). */
+    private boolean write(WorkRequest wr) throws RingCorruptException {
+        return switch (wr.op()) {
+            case SEND -> writeSend(wr);
+            case RDMA_WRITE -> writeRdmaWrite(wr);
+            case RDMA_READ -> writeRead(wr);
+            case RMR_BIND -> true;
+        };
+    }
+
+    private boolean writeSend(WorkRequest wr) throws RingCorruptException {
+        long len = wr.totalLength();
+        int flags = wr.solicited() ? Records.SOLICITED : 0;
+        if (len <= inline) {
+            long p = out.tryClaim(Records.SEND_INLINE, Records.SEND_INLINE_HEADER + (int) len);
+            if (p < 0) {
+                return false;
+            }
+            ring.set(ValueLayout.JAVA_INT, p, flags);
+            ring.set(ValueLayout.JAVA_INT, p + 4, 0);
+            wr.gatherInto(ring, p + Records.SEND_INLINE_HEADER);
+            out.commit(p);
+            return true;
+        }
+        if (crossMemory && fitsIov(wr, Records.SEND_XMEM_HEADER)) {
+            long p = out.tryClaim(Records.SEND_XMEM, Records.SEND_XMEM_HEADER + Records.IOV_ENTRY * wr.count());
+            if (p < 0) {
+                return false;
+            }
+            ring.set(ValueLayout.JAVA_INT, p, flags);
+            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
+            ring.set(ValueLayout.JAVA_LONG, p + 8, len);
+            putIov(wr, p + Records.SEND_XMEM_HEADER);
+            out.commit(p);
+            return true;
+        }
+        while (fragOffset < len) {
+            int n = (int) Math.min(fragPayload, len - fragOffset);
+            long p = out.tryClaim(Records.SEND_FRAG, Records.SEND_FRAG_HEADER + n);
+            if (p < 0) {
+                return false;
+            }
+            boolean last = fragOffset + n == len;
+            ring.set(ValueLayout.JAVA_INT, p, flags | (last ? Records.LAST : 0));
+            ring.set(ValueLayout.JAVA_INT, p + 4, 0);
+            ring.set(ValueLayout.JAVA_LONG, p + 8, len);
+            ring.set(ValueLayout.JAVA_LONG, p + 16, fragOffset);
+            copyRange(wr, fragOffset, ring, p + Records.SEND_FRAG_HEADER, n);
+            out.commit(p);
+            fragOffset += n;
+        }
+        fragOffset = 0;
+        return true;
+    }
+
+    private boolean writeRdmaWrite(WorkRequest wr) throws RingCorruptException {
+        long len = wr.totalLength();
+        if (len <= inline) {
+            long p = out.tryClaim(Records.WRITE_INLINE, Records.WRITE_INLINE_HEADER + (int) len);
+            if (p < 0) {
+                return false;
+            }
+            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
+            ring.set(ValueLayout.JAVA_INT, p + 4, 0);
+            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
+            wr.gatherInto(ring, p + Records.WRITE_INLINE_HEADER);
+            out.commit(p);
+            return true;
+        }
+        if (crossMemory && fitsIov(wr, Records.WRITE_XMEM_HEADER)) {
+            long p = out.tryClaim(Records.WRITE_XMEM, Records.WRITE_XMEM_HEADER + Records.IOV_ENTRY * wr.count());
+            if (p < 0) {
+                return false;
+            }
+            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
+            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
+            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
+            ring.set(ValueLayout.JAVA_LONG, p + 16, len);
+            putIov(wr, p + Records.WRITE_XMEM_HEADER);
+            out.commit(p);
+            return true;
+        }
+        while (fragOffset < len) {
+            int n = (int) Math.min(fragPayload, len - fragOffset);
+            long p = out.tryClaim(Records.WRITE_FRAG, Records.WRITE_FRAG_HEADER + n);
+            if (p < 0) {
+                return false;
+            }
+            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
+            ring.set(ValueLayout.JAVA_INT, p + 4, 0);
+            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
+            ring.set(ValueLayout.JAVA_LONG, p + 16, len);
+            ring.set(ValueLayout.JAVA_LONG, p + 24, fragOffset);
+            copyRange(wr, fragOffset, ring, p + Records.WRITE_FRAG_HEADER, n);
+            out.commit(p);
+            fragOffset += n;
+        }
+        fragOffset = 0;
+        return true;
+    }
+
+    private boolean writeRead(WorkRequest wr) throws RingCorruptException {
+        boolean direct = crossMemory && fitsIov(wr, Records.READ_HEADER);
+        int n = direct ? wr.count() : 0;
+        long p = out.tryClaim(Records.READ, Records.READ_HEADER + Records.IOV_ENTRY * n);
+        if (p < 0) {
+            return false;
+        }
+        ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
+        ring.set(ValueLayout.JAVA_INT, p + 4, n);
+        ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
+        ring.set(ValueLayout.JAVA_LONG, p + 16, wr.remoteLength());
+        if (direct) {
+            putIov(wr, p + Records.READ_HEADER);
+        } else if (wr.remoteLength() > 0) {
+            if (stagedCount == stagedReads.length) {
+                growStaged();
+            }
+            stagedReads[(stagedHead + stagedCount) & (stagedReads.length - 1)] = wr;
+            stagedCount++;
+        }
+        out.commit(p);
+        return true;
+    }
+
+    /** The local segments may be named to the peer: native, and few enough for one record. */
+    private boolean fitsIov(IoVector v, int header) {
+        if (header + (long) Records.IOV_ENTRY * v.count() > out.maxPayload()) {
+            return false;
+        }
+        for (int i = 0; i < v.count(); i++) {
+            if (!v.segment(i).isNative()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void putIov(IoVector v, long at) {
+        for (int i = 0; i < v.count(); i++) {
+            ring.set(ValueLayout.JAVA_LONG, at + 16L * i, v.segment(i).address() + v.offset(i));
+            ring.set(ValueLayout.JAVA_LONG, at + 16L * i + 8, v.length(i));
+        }
+    }
+
+    /** Copies {@code [from, from + n)} of the vector's bytes to {@code dst}. */
+    static void copyRange(IoVector v, long from, MemorySegment dst, long dstOffset, long n) {
+        long skip = from;
+        for (int i = 0; i < v.count() && n > 0; i++) {
+            long len = v.length(i);
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            long k = Math.min(len - skip, n);
+            MemorySegment.copy(v.segment(i), v.offset(i) + skip, dst, dstOffset, k);
+            dstOffset += k;
+            n -= k;
+            skip = 0;
+        }
+    }
+
+    private void growStaged() {
+        WorkRequest[] w = new WorkRequest[stagedReads.length * 2];
+        for (int k = 0; k < stagedCount; k++) {
+            w[k] = stagedReads[(stagedHead + k) & (stagedReads.length - 1)];
+        }
+        stagedReads = w;
+        stagedHead = 0;
+    }
+
+    /**
+     * Places one chunk of staged RDMA Read data into the oldest staged read ({@code txLock} held).
+     *
+     * @return false if no read expects {@code length} bytes now (the peer misbehaves)
+     */
+    boolean takeStaged(MemorySegment src, int length) {
+        if (stopped || stagedCount == 0) {
+            return false;
+        }
+        WorkRequest wr = stagedReads[stagedHead];
+        long total = wr.remoteLength();
+        if (length <= 0 || length > total - stagedFilled) {
+            return false;
+        }
+        wr.scatter(stagedFilled, src, 0, length);
+        stagedFilled += length;
+        if (stagedFilled == total) {
+            stagedReads[stagedHead] = null;
+            stagedHead = (stagedHead + 1) & (stagedReads.length - 1);
+            stagedCount--;
+            stagedFilled = 0;
+        }
+        return true;
+    }
+}

@@ -1,0 +1,209 @@
+package io.jdat.shm;
+
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
+import io.jdat.Qos;
+import io.jdat.spi.ActiveHandler;
+import io.jdat.spi.IncomingHandler;
+import io.jdat.spi.Transport;
+import io.jdat.spi.TransportLimits;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The {@code shm} transport of one open IA: its instance directory ({@link ShmFiles.Instance}), its listeners
+ * ({@link ShmListener}), connection attempts ({@link ShmActive}), accepted requests ({@link ShmPassive}),
+ * connections ({@link ShmConnection}) and their progress thread ({@link ShmProgress}).
+ *
+ * <p>Set the system property {@code jdat.shm.trace=true} to have connection events printed to stderr.
+ */
+final class ShmTransport implements Transport {
+    static final long MAX_TRANSFER = 1L << 30;
+    static final int MAX_READ_DEPTH = 64;
+    static final int MAX_PRIVATE_DATA = 1024;
+    /** A qualifier is a socket file name: {@code q-<qual>}. */
+    static final String LISTENER_PREFIX = "q-";
+    private static final boolean TRACE = Boolean.getBoolean("jdat.shm.trace");
+    private static final long FIRST_ANY_QUAL = 1024;
+    /** Deadlines of connection management (request reads, accept replies). */
+    static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "jdat-shm-timer");
+        t.setDaemon(true);
+        return t;
+    });
+
+    final ShmConfig config;
+    final ShmFiles files;
+    final ShmFiles.Instance instance;
+    final ShmProgress progress;
+    private final UnixDomainSocketAddress address;
+    private final TransportLimits limits;
+    /** A byte the peers probe with cross-memory attach ({@link CrossMemory#access}). */
+    private final Arena probeArena = Arena.ofShared();
+    final MemorySegment probe;
+    /** Whether this side may use cross-memory attach at all (supported, not switched off). */
+    final boolean crossMemory;
+    private final CrossMemory prober;
+    final Set<ShmListener> listeners = ConcurrentHashMap.newKeySet();
+    final Set<ShmActive> attempts = ConcurrentHashMap.newKeySet();
+    final Set<ShmPassive> incoming = ConcurrentHashMap.newKeySet();
+    final Set<ShmConnection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicLong ports = new AtomicLong(49152);
+    private volatile boolean closed;
+
+    ShmTransport(String iaName, ShmConfig config) {
+        this.config = config;
+        this.files = config.baseDir() != null ? ShmFiles.open(config.baseDir()) : ShmFiles.open();
+        this.instance = files.createInstance(config.name());
+        this.address = UnixDomainSocketAddress.of(instance.directory());
+        this.limits = new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, MAX_PRIVATE_DATA, MAX_READ_DEPTH,
+                MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "shm");
+        this.probe = probeArena.allocate(8, 8);
+        probe.set(ValueLayout.JAVA_LONG, 0, 0x6A646174L);
+        CrossMemory cm = config.crossMemory() ? CrossMemory.available().orElse(null) : null;
+        this.prober = cm;
+        this.crossMemory = cm != null;
+        this.progress = new ShmProgress(iaName);
+    }
+
+    @Override
+    public UnixDomainSocketAddress address() {
+        return address;
+    }
+
+    @Override
+    public TransportLimits limits() {
+        return limits;
+    }
+
+    @Override
+    public boolean isValidAddress(SocketAddress a) {
+        return a instanceof UnixDomainSocketAddress u && u.getPath().isAbsolute();
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    long nextPort() {
+        return ports.getAndIncrement();
+    }
+
+    /** Whether this process may read and write the memory of {@code pid} (one probe of its probe byte). */
+    synchronized boolean canReach(long pid, long probeAddress) {
+        if (prober == null || closed) {
+            return false;
+        }
+        try {
+            return prober.access(pid, probeAddress) == CrossMemory.Access.ALLOWED;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The socket file of qualifier {@code qual} in the instance directory {@code dir}. */
+    static Path listenerPath(Path dir, long qual) {
+        return dir.resolve(LISTENER_PREFIX + Long.toUnsignedString(qual));
+    }
+
+    @Override
+    public Listener listen(long connQual, boolean any, IncomingHandler handler) {
+        if (closed) {
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "the shm IA is closing");
+        }
+        if (any) {
+            for (long q = FIRST_ANY_QUAL; q < FIRST_ANY_QUAL + 65536; q++) {
+                if (!Files.exists(listenerPath(instance.directory(), q))) {
+                    try {
+                        return listenOn(q, handler);
+                    } catch (DatException e) {
+                        if (e.type() != DatReturnType.CONN_QUAL_IN_USE) {
+                            throw e;
+                        }
+                    }
+                }
+            }
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "no free connection qualifier (PSP-09)");
+        }
+        return listenOn(connQual, handler);
+    }
+
+    private ShmListener listenOn(long qual, IncomingHandler handler) {
+        ShmListener l;
+        try {
+            l = new ShmListener(this, qual, handler);
+        } catch (java.net.BindException | java.nio.file.FileAlreadyExistsException e) {
+            throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "qualifier " + qual + " in use at " + address);
+        } catch (IOException e) {
+            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "cannot listen on qualifier " + qual + ": " + e);
+        }
+        listeners.add(l);
+        l.start();
+        return l;
+    }
+
+    @Override
+    public ConnectAttempt connect(SocketAddress remote, long remoteConnQual, byte[] privateData, int ird, int ord,
+            ActiveHandler handler) {
+        return ShmActive.start(this, ((UnixDomainSocketAddress) remote).getPath(), remoteConnQual, privateData,
+                ird, ord, handler);
+    }
+
+    @Override
+    public boolean progress() {
+        return progress.poll();
+    }
+
+    @Override
+    public void pollerIdle() {
+        progress.pollerIdle();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (ShmListener l : listeners) {
+            l.close();
+        }
+        for (ShmActive a : attempts) {
+            a.cancel();
+        }
+        for (ShmPassive p : incoming) {
+            p.abort();
+        }
+        for (ShmConnection c : connections) {
+            c.abandon();
+        }
+        progress.shutdown();
+        instance.close();
+        synchronized (this) {
+            if (prober != null) {
+                prober.close();
+            }
+        }
+        // the probe byte stays readable until here: peers probe it only while connecting to us
+        probeArena.close();
+    }
+
+    void trace(Object who, String what) {
+        if (TRACE) {
+            System.err.println("jdat-shm " + who + ": " + what);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ShmTransport[" + address + "]";
+    }
+}
