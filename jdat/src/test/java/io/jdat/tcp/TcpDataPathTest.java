@@ -43,7 +43,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * segments (every message is many FPDUs, with CRC) and MPA revision 1. Every byte is checked, and so is
  * every byte that must stay untouched.
  */
-class TcpDataPathTest {
+public class TcpDataPathTest {
     /**
      * Message and RDMA sizes: empty, around a word, around the small-copy threshold, exactly one FPDU of
      * LO_SMALL (82 bytes of Send, 86 of Write payload) and of the loopback MULPDU (65478 / 65482), 64 KiB + 13,
@@ -53,11 +53,11 @@ class TcpDataPathTest {
     private static final long SPAN = (2L << 20) + 8192;
 
     @BeforeAll
-    static void register() {
+    public static void register() {
         TcpTesting.register();
     }
 
-    static Stream<String> ias() {
+    public static Stream<String> ias() {
         return Stream.of(TcpTesting.LO, TcpTesting.LO_CRC, TcpTesting.LO_SMALL, TcpTesting.LO_REV1);
     }
 
