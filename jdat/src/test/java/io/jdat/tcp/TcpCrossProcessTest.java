@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
  * <p>No timing assertions beyond the bounded flush after a SIGKILL; every wait is generous, so only a broken
  * run waits long.
  */
-class TcpCrossProcessTest {
+public class TcpCrossProcessTest {
     /** A JVM start on a loaded machine. */
     private static final Duration START = Duration.ofSeconds(30);
     /** A whole run of the child, when this side has already finished its part. */
@@ -57,7 +57,7 @@ class TcpCrossProcessTest {
     private static final int STREAM_EPS = 4;
 
     private static final Pattern HELLO = Pattern.compile("^HELLO pid=(\\d+)$");
-    private static final Pattern READY = Pattern.compile("^READY port=(\\d+)$");
+    private static final Pattern READY = Pattern.compile("^READY port=(\\d+)(?: addr=(\\S+))?$");
     private static final Pattern RESULT = Pattern.compile("^EP (\\d+) (?:OK digest=([0-9a-f]{8})|FAIL (.*))$");
     private static final Pattern DONE = Pattern.compile("^DONE ok=(\\d+) fail=(\\d+)$");
     private static final Pattern STREAMING = Pattern.compile("^STREAM(?:ING ep=(\\d+)$| ep=(\\d+) ENDED (.*))");
@@ -68,19 +68,39 @@ class TcpCrossProcessTest {
         TcpTesting.register();
     }
 
+    /** The IA both sides open. */
+    protected String ia() {
+        return TcpTesting.LO;
+    }
+
+    /** A second flavour of the IA, for the run with roles reversed. */
+    protected String iaVariant() {
+        return TcpTesting.LO_CRC;
+    }
+
+    /** The system property of the provider's receiver-not-ready timeout. */
+    protected String rnrTimeoutProperty() {
+        return "jdat.tcp.rnrTimeoutMillis";
+    }
+
+    /** What the child connects to, given this side's IA address. */
+    protected String addressOf(java.net.SocketAddress iaAddress) {
+        return "127.0.0.1";
+    }
+
     /** Child passive, parent active: 8 EPs at once, every DTO type both ways, graceful disconnect. */
     @Test
     void childListensParentConnectsEightEpsAtOnce() throws Exception {
-        parentConnectsToChild(TcpTesting.LO, EPS);
+        parentConnectsToChild(ia(), EPS);
     }
 
     /** Roles reversed, with MPA CRC32c on both sides. */
     @Test
     void parentListensChildConnectsEightEpsAtOnceWithCrc() throws Exception {
         try (ChildJvm child = startPeer("client", Map.of());
-                Peer p = Peer.open(TcpTesting.LO_CRC, PASSIVE, EPS, X.SIZE)) {
+                Peer p = Peer.open(iaVariant(), PASSIVE, EPS, X.SIZE)) {
             int port = p.listen();
-            child.writeLine("connect " + TcpTesting.LO_CRC + " 127.0.0.1 " + port + " " + EPS);
+            child.writeLine("connect " + iaVariant() + " " + addressOf(p.address()) + " " + port + " " + EPS);
             assertOutcomes(TcpPeerMain.runPassive(p), ACTIVE);
             assertChildOutcomes(child, EPS, PASSIVE);
             p.closeGracefully();
@@ -106,15 +126,15 @@ class TcpCrossProcessTest {
         List<Survivor> survivors = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         // The streamer must not give up on our sends (receiver not ready) while it ignores them.
-        try (ChildJvm child = startPeer("streamer", Map.of("jdat.tcp.rnrTimeoutMillis", "600000"));
-                Peer p = Peer.open(TcpTesting.LO, PASSIVE, STREAM_EPS, S.SIZE)) {
+        try (ChildJvm child = startPeer("streamer", Map.of(rnrTimeoutProperty(), "600000"));
+                Peer p = Peer.open(ia(), PASSIVE, STREAM_EPS, S.SIZE)) {
             for (Conn c : p.conns) {
                 Survivor s = new Survivor(c, killed, streaming, ended);
                 s.prepare();
                 survivors.add(s);
             }
             int port = p.listen();
-            child.writeLine("stream " + TcpTesting.LO + " 127.0.0.1 " + port + " " + STREAM_EPS);
+            child.writeLine("stream " + ia() + " " + addressOf(p.address()) + " " + port + " " + STREAM_EPS);
             for (int k = 0; k < STREAM_EPS; k++) {
                 Conn c = p.acceptNext();
                 threads.add(Thread.ofPlatform().name("survivor-" + c.index).start(survivors.get(c.index)));
@@ -149,7 +169,7 @@ class TcpCrossProcessTest {
             p.closeGracefully();
         }
         // The transport is still usable: a new IA, a new child.
-        parentConnectsToChild(TcpTesting.LO, 2);
+        parentConnectsToChild(ia(), 2);
     }
 
     // ------------------------------------------------------------------ exchange helpers
@@ -164,12 +184,14 @@ class TcpCrossProcessTest {
         return child;
     }
 
-    private static void parentConnectsToChild(String iaName, int eps) throws Exception {
+    private void parentConnectsToChild(String iaName, int eps) throws Exception {
         try (ChildJvm child = startPeer("server", Map.of())) {
             child.writeLine("listen " + iaName + " " + eps);
-            int port = Integer.parseInt(await(child, READY, START).group(1));
+            Matcher ready = await(child, READY, START);
+            int port = Integer.parseInt(ready.group(1));
+            String host = ready.group(2) != null ? ready.group(2) : "127.0.0.1";
             try (Peer p = Peer.open(iaName, ACTIVE, eps, X.SIZE)) {
-                assertOutcomes(TcpPeerMain.runActive(p, "127.0.0.1", port), PASSIVE);
+                assertOutcomes(TcpPeerMain.runActive(p, host, port), PASSIVE);
                 assertChildOutcomes(child, eps, ACTIVE);
                 p.closeGracefully();
             }

@@ -101,6 +101,7 @@ public final class TcpPeerMain {
     /** Runs the command loop described above. */
     public static void main(String[] args) throws IOException {
         TcpTesting.register();
+        io.jdat.shm.ShmTesting.register();
         System.out.println("HELLO pid=" + ProcessHandle.current().pid());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
@@ -109,7 +110,10 @@ public final class TcpPeerMain {
                 switch (w[0]) {
                     case "listen" -> {
                         try (Peer p = Peer.open(w[1], PASSIVE, Integer.parseInt(w[2]), X.SIZE)) {
-                            System.out.println("READY port=" + p.listen());
+                            int port = p.listen();
+                            java.net.SocketAddress a = p.address();
+                            System.out.println("READY port=" + port
+                                    + (a instanceof java.net.UnixDomainSocketAddress u ? " addr=" + u.getPath() : ""));
                             report(p, runPassive(p));
                         }
                     }
@@ -406,12 +410,21 @@ public final class TcpPeerMain {
             return c;
         }
 
-        /** {@code dat_ep_connect} of {@code c} to {@code host:port}, private data naming the EP. */
+        /** This IA's address ({@code dat_ia_query}). */
+        java.net.SocketAddress address() {
+            return ia.query(io.jdat.IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+        }
+
+        /**
+         * {@code dat_ep_connect} of {@code c} to {@code host:port}, private data naming the EP; a host that is an
+         * absolute path is an {@code shm} IA address (its instance directory) and the port its qualifier.
+         */
         void connect(Conn c, String host, int port) {
             byte[] pd = privateData(ACTIVE, c.index, REQUEST_PD);
             try {
-                c.ep.connect(new InetSocketAddress(InetAddress.getByName(host), 0), port, CONNECT_TIMEOUT_MICROS,
-                        pd.length, pd, Qos.BEST_EFFORT, 0);
+                java.net.SocketAddress to = host.startsWith("/") ? java.net.UnixDomainSocketAddress.of(host)
+                        : new InetSocketAddress(InetAddress.getByName(host), 0);
+                c.ep.connect(to, port, CONNECT_TIMEOUT_MICROS, pd.length, pd, Qos.BEST_EFFORT, 0);
             } catch (java.net.UnknownHostException e) {
                 throw new IllegalArgumentException(host, e);
             }
