@@ -13,6 +13,8 @@ public final class ShmTesting {
     public static final String SHM_BOUNCE = "shm-test-bounce";
     /** Tiny rings and staging, small inline size, no cross-memory attach: everything is many pieces. */
     public static final String SHM_SMALL = "shm-test-small";
+    /** The well-known name {@code jdat-test-named}: its address is {@code <base>/ia-jdat-test-named}. */
+    public static final String SHM_NAMED = "shm-test-named";
 
     private ShmTesting() {
     }
@@ -22,6 +24,7 @@ public final class ShmTesting {
         add(SHM, "");
         add(SHM_BOUNCE, "xmem=off");
         add(SHM_SMALL, "xmem=off ring=65536 inline=100 staging=4096");
+        add(SHM_NAMED, "name=jdat-test-named");
     }
 
     private static void add(String name, String params) {
