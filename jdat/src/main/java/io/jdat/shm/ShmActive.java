@@ -28,6 +28,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * cancels the attempt ({@link #cancel}), which closes the socket.
  */
 final class ShmActive implements Transport.ConnectAttempt {
+    /**
+     * Tests only: keep the connection file's name after the handshake (normally removed once both sides have
+     * it mapped), so that a test can map it a third time and play a hostile peer.
+     */
+    static volatile boolean keepConnectionFiles;
+
     private final ShmTransport transport;
     private final Path peerDir;
     private final long qual;
@@ -164,7 +170,9 @@ final class ShmActive implements Transport.ConnectAttempt {
                 return;
             }
             CmMessage.writeReady(s, canReach);
-            deleteQuietly(path); // both sides have it mapped: the name is no longer needed
+            if (!keepConnectionFiles) {
+                deleteQuietly(path); // both sides have it mapped: the name is no longer needed
+            }
             conn.start(sink);
         } catch (IOException | RingCorruptException | RuntimeException e) {
             transport.trace(this, "connect failed: " + e);
