@@ -40,6 +40,7 @@ class RegistryTest {
 
     static final ProviderInfo MEM = new ProviderInfo("mem", 1, 2, true);
     static final ProviderInfo TCP = new ProviderInfo("tcp", 1, 2, true);
+    static final ProviderInfo SHM = new ProviderInfo("shm", 1, 2, true);
 
     @TempDir
     Path dir;
@@ -102,9 +103,9 @@ class RegistryTest {
     @Test
     @DisplayName("REG-01 REG-03: with no dat.conf the registry holds the built-in mem and tcp providers")
     void builtInsOnly() {
-        assertEquals(2, Registry.providerCount());
-        assertEquals(List.of(MEM, TCP), Registry.listProviders(2));
-        assertEquals(List.of(MEM, TCP), Registry.listProviders(100));
+        assertEquals(3, Registry.providerCount());
+        assertEquals(List.of(MEM, TCP, SHM), Registry.listProviders(3));
+        assertEquals(List.of(MEM, TCP, SHM), Registry.listProviders(100));
         assertEquals(new RegistryEntry("tcp", 'u', 1, 2, true, false, "tcp", "jdat", 1, 0, "", ""),
                 Registry.lookup("tcp", 1, 2, false));
         assertEquals(new RegistryEntry("mem", 'u', 1, 2, true, true, "mem", "jdat", 1, 0, "", ""),
@@ -117,10 +118,10 @@ class RegistryTest {
     @DisplayName("REG-01 CFG-03 CFG-04: dat.conf entries follow the built-ins in file order")
     void listWithFile() throws IOException {
         useConf(SPEC_EXAMPLES);
-        List<ProviderInfo> expected = List.of(MEM, TCP, new ProviderInfo("OpenIB-cma", 1, 2, false),
+        List<ProviderInfo> expected = List.of(MEM, TCP, SHM, new ProviderInfo("OpenIB-cma", 1, 2, false),
                 new ProviderInfo("ofa-v2-ib0", 2, 0, false), new ProviderInfo("ibd0", 1, 2, false));
-        assertEquals(5, Registry.providerCount());
-        assertEquals(expected, Registry.listProviders(5));
+        assertEquals(6, Registry.providerCount());
+        assertEquals(expected, Registry.listProviders(6));
         assertEquals(expected, Registry.listProviders(Integer.MAX_VALUE));
         assertEquals(dir.resolve("dat.conf"), Registry.staticRegistryFile().orElseThrow());
         assertEquals("driver_name=tavor", Registry.lookup("ibd0", 1, 2, false).platformParams());
@@ -133,7 +134,7 @@ class RegistryTest {
         useConf(SPEC_EXAMPLES);
         for (int max : new int[] {0, 1, 4}) {
             fails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1, () -> Registry.listProviders(max));
-            assertEquals(5, Registry.providerCount());
+            assertEquals(6, Registry.providerCount());
         }
         fails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1, () -> Registry.listProviders(-1));
         fails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1,
@@ -141,6 +142,7 @@ class RegistryTest {
         // With nothing registered, max_to_return 0 suffices.
         Registry.removeProvider("mem");
         Registry.removeProvider("tcp");
+        Registry.removeProvider("shm");
         for (String n : List.of("OpenIB-cma", "ofa-v2-ib0", "ibd0")) {
             Registry.removeProvider(n);
         }
@@ -156,7 +158,7 @@ class RegistryTest {
         assertTrue(Registry.warnings().get(0).contains("missing.conf"), Registry.warnings().toString());
         // The built-ins stay usable for dat_ia_open.
         assertEquals("mem", Registry.lookup("mem", 1, 2, false).iaName());
-        assertEquals(2, Registry.providerCount());
+        assertEquals(3, Registry.providerCount());
         // A directory is unreadable as a file.
         System.setProperty(Registry.PROPERTY_DAT_CONF, dir.toString());
         Registry.reload();
@@ -179,18 +181,18 @@ class RegistryTest {
     void listingIsReadOnly() throws IOException {
         useConf(SPEC_EXAMPLES);
         List<RegistryEntry> before = Registry.entries();
-        List<ProviderInfo> first = Registry.listProviders(5);
+        List<ProviderInfo> first = Registry.listProviders(6);
         for (int i = 0; i < 5; i++) {
-            assertThrows(DatException.class, () -> Registry.listProviders(2));
+            assertThrows(DatException.class, () -> Registry.listProviders(3));
             assertThrows(DatException.class, () -> Registry.lookup("nope", 1, 2, false));
-            assertEquals(first, Registry.listProviders(5));
+            assertEquals(first, Registry.listProviders(6));
             Registry.lookup("OpenIB-cma", 1, 2, false);
         }
         assertEquals(before, Registry.entries());
-        assertEquals(5, Registry.providerCount());
+        assertEquals(6, Registry.providerCount());
         assertThrows(UnsupportedOperationException.class, () -> first.add(MEM));
         assertThrows(UnsupportedOperationException.class, () -> Registry.entries().clear());
-        assertEquals(5, Registry.providerCount());
+        assertEquals(6, Registry.providerCount());
     }
 
     @Test
@@ -205,10 +207,10 @@ class RegistryTest {
                 () -> Registry.addProvider(entry("OpenIB-cma", 2, 0, true)));
         RegistryEntry added = entry("added", 1, 2, false);
         Registry.addProvider(added);
-        assertEquals(List.of("mem", "tcp", "OpenIB-cma", "ofa-v2-ib0", "ibd0", "added"), names());
+        assertEquals(List.of("mem", "tcp", "shm", "OpenIB-cma", "ofa-v2-ib0", "ibd0", "added"), names());
         assertSame(added, Registry.lookup("added", 1, 2, false));
         fails(DatReturnType.PROVIDER_ALREADY_REGISTERED, null, () -> Registry.addProvider(entry("added", 1, 2, false)));
-        assertEquals(6, Registry.listProviders(6).size());
+        assertEquals(7, Registry.listProviders(7).size());
         // reload() forgets run-time additions.
         Registry.reload();
         assertFalse(names().contains("added"));
@@ -228,9 +230,9 @@ class RegistryTest {
                 new RegistryEntry("x", 'u', 1, 2, true, true, null, "p", 1, 0, "", "")));
         fails(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1, () -> Registry.addProvider(
                 new RegistryEntry("x", 'u', 1, 2, true, true, "mem", "p", 1, 0, "", null)));
-        assertEquals(List.of("mem", "tcp"), names());
+        assertEquals(List.of("mem", "tcp", "shm"), names());
         Registry.addProvider(entry("n".repeat(255), 1, 2, true));
-        assertEquals(3, Registry.providerCount());
+        assertEquals(4, Registry.providerCount());
     }
 
     @Test
@@ -293,17 +295,17 @@ class RegistryTest {
 
         System.clearProperty(Registry.PROPERTY_DAT_CONF);
         Registry.reload();
-        assertEquals(List.of("mem", "tcp", "envia"), names());
+        assertEquals(List.of("mem", "tcp", "shm", "envia"), names());
         assertEquals(viaEnv, Registry.staticRegistryFile().orElseThrow());
 
         System.setProperty(Registry.PROPERTY_DAT_CONF, viaProp.toString());
         Registry.reload();
-        assertEquals(List.of("mem", "tcp", "propia"), names());
+        assertEquals(List.of("mem", "tcp", "shm", "propia"), names());
 
         // An empty property means "no file at all", even with DAT_OVERRIDE set.
         System.setProperty(Registry.PROPERTY_DAT_CONF, "");
         Registry.reload();
-        assertEquals(List.of("mem", "tcp"), names());
+        assertEquals(List.of("mem", "tcp", "shm"), names());
         assertTrue(Registry.staticRegistryFile().isEmpty());
     }
 
@@ -314,20 +316,20 @@ class RegistryTest {
         Path viaDefault = write("default.conf", SPEC_EXAMPLES);
         Registry.defaultConfPath = viaDefault;
         Registry.reload();
-        assertEquals(List.of("mem", "tcp", "OpenIB-cma", "ofa-v2-ib0", "ibd0"), names());
+        assertEquals(List.of("mem", "tcp", "shm", "OpenIB-cma", "ofa-v2-ib0", "ibd0"), names());
         // An empty DAT_OVERRIDE counts as unset.
         Registry.envLookup = k -> "";
         Registry.reload();
-        assertEquals(5, Registry.providerCount());
+        assertEquals(6, Registry.providerCount());
         // A missing default file is not an error.
         Registry.defaultConfPath = dir.resolve("absent.conf");
         Registry.reload();
-        assertEquals(List.of(MEM, TCP), Registry.listProviders(2));
+        assertEquals(List.of(MEM, TCP, SHM), Registry.listProviders(3));
         assertEquals(List.of(), Registry.warnings());
         // A default that exists but cannot be read is only a warning.
         Registry.defaultConfPath = dir;
         Registry.reload();
-        assertEquals(List.of(MEM, TCP), Registry.listProviders(2));
+        assertEquals(List.of(MEM, TCP, SHM), Registry.listProviders(3));
         assertEquals(1, Registry.warnings().size(), Registry.warnings().toString());
         assertEquals(Registry.DEFAULT_DAT_CONF, "/etc/dat.conf");
         assertEquals(Registry.ENV_DAT_OVERRIDE, "DAT_OVERRIDE");
@@ -348,7 +350,7 @@ class RegistryTest {
                 dup u1.2 threadsafe default second jdat.1.0 "" ""\r
                 tcp0 u1.2 threadsafe default tcp jdat.1.0 "127.0.0.1 7471" ""\r
                 """);
-        assertEquals(List.of("mem", "tcp", "dup", "tcp0"), names());
+        assertEquals(List.of("mem", "tcp", "shm", "dup", "tcp0"), names());
         assertEquals("first", Registry.lookup("dup", 1, 2, false).library());
         assertEquals("127.0.0.1 7471", Registry.lookup("tcp0", 1, 2, false).iaParams());
         RegistryEntry mem = Registry.lookup("mem", 1, 2, true);
@@ -378,7 +380,7 @@ class RegistryTest {
         assertTrue(names().contains("ok"));
         assertEquals(names().size(), Registry.listProviders(names().size()).size());
         useConf("x".repeat(1_000_000) + " u1.2 threadsafe default mem jdat.1.0 a b\n");
-        assertEquals(List.of("mem", "tcp"), names());
+        assertEquals(List.of("mem", "tcp", "shm"), names());
         assertTrue(Registry.warnings().get(0).length() < 500);
     }
 
@@ -479,7 +481,7 @@ class RegistryTest {
             w.join();
         }
         assertTrue(errors.isEmpty(), () -> errors.peek().toString());
-        assertEquals(List.of("mem", "tcp"), names());
+        assertEquals(List.of("mem", "tcp", "shm"), names());
         assertEquals(0, Registry.openCount("mem"));
         assertNull(Registry.entries().stream().filter(e -> e.iaName().startsWith("t") && !e.iaName().equals("tcp")).findAny().orElse(null));
     }
