@@ -21,8 +21,10 @@ import java.nio.charset.StandardCharsets;
  *   READY(reach) | NACK  →
  * </pre>
  * "Probe" is the address of a byte the sender keeps readable, so that the peer can test once whether
- * cross-memory attach to the sender is permitted; "reach" tells the peer the result of that test (whether the
- * sender of the flag may read and write the peer's memory).
+ * cross-memory attach to the sender is permitted; "memory" is the directory of the sender's {@link ShmMemory}
+ * files. The abilities the ACCEPT and READY carry tell the peer what the sender of the flags can do with the
+ * peer's memory: {@link #CAN_REACH} (cross-memory attach works), {@link #CAN_MAP} (it may map the peer's
+ * shared memory files).
  */
 final class CmMessage {
     static final int MAGIC = 0x4A44_434D;
@@ -37,13 +39,19 @@ final class CmMessage {
     static final int READY = 5;
     static final int NACK = 6;
 
+    /** Ability: cross-memory attach to the peer works. */
+    static final int CAN_REACH = 1;
+    /** Ability: the peer's {@link ShmMemory} files can be mapped. */
+    static final int CAN_MAP = 2;
+
     /** A connection request. */
     record Request(long pid, long portQual, int ird, int ord, long probeAddress, String activeDir, String file,
-            int ringCapacity, int staging, byte[] privateData) {
+            int ringCapacity, int staging, String memoryDir, byte[] privateData) {
     }
 
     /** An accept. */
-    record Accept(long pid, int ird, int ord, long probeAddress, boolean canReach, byte[] privateData) {
+    record Accept(long pid, int ird, int ord, long probeAddress, int abilities, String memoryDir,
+            byte[] privateData) {
     }
 
     /** A received frame: its type and payload. */
@@ -56,11 +64,13 @@ final class CmMessage {
     static void writeRequest(SocketChannel ch, Request r) throws IOException {
         byte[] dir = r.activeDir().getBytes(StandardCharsets.UTF_8);
         byte[] file = r.file().getBytes(StandardCharsets.UTF_8);
-        ByteBuffer b = ByteBuffer.allocate(64 + dir.length + file.length + r.privateData().length);
+        byte[] mem = r.memoryDir().getBytes(StandardCharsets.UTF_8);
+        ByteBuffer b = ByteBuffer.allocate(68 + dir.length + file.length + mem.length + r.privateData().length);
         b.putInt(VERSION).putLong(r.pid()).putLong(r.portQual()).putInt(r.ird()).putInt(r.ord())
                 .putLong(r.probeAddress()).putInt(r.ringCapacity()).putInt(r.staging());
         putBytes(b, dir);
         putBytes(b, file);
+        putBytes(b, mem);
         putBytes(b, r.privateData());
         write(ch, REQUEST, b.flip());
     }
@@ -80,19 +90,22 @@ final class CmMessage {
             int staging = p.getInt();
             String dir = new String(getBytes(p, MAX_STRING), StandardCharsets.UTF_8);
             String file = new String(getBytes(p, MAX_STRING), StandardCharsets.UTF_8);
+            String mem = new String(getBytes(p, MAX_STRING), StandardCharsets.UTF_8);
             byte[] pd = getBytes(p, MAX_PAYLOAD);
             if (pid <= 0 || pid > Integer.MAX_VALUE || ird < 0 || ord < 0) {
                 throw new ProtocolException("shm CM request with pid " + pid + ", IRD " + ird + ", ORD " + ord);
             }
-            return new Request(pid, port, ird, ord, probe, dir, file, ring, staging, pd);
+            return new Request(pid, port, ird, ord, probe, dir, file, ring, staging, mem, pd);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("truncated shm CM request");
         }
     }
 
     static void writeAccept(SocketChannel ch, Accept a) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(40 + a.privateData().length);
-        b.putLong(a.pid()).putInt(a.ird()).putInt(a.ord()).putLong(a.probeAddress()).put((byte) (a.canReach() ? 1 : 0));
+        byte[] mem = a.memoryDir().getBytes(StandardCharsets.UTF_8);
+        ByteBuffer b = ByteBuffer.allocate(44 + mem.length + a.privateData().length);
+        b.putLong(a.pid()).putInt(a.ird()).putInt(a.ord()).putLong(a.probeAddress()).put((byte) a.abilities());
+        putBytes(b, mem);
         putBytes(b, a.privateData());
         write(ch, ACCEPT, b.flip());
     }
@@ -103,19 +116,20 @@ final class CmMessage {
             int ird = p.getInt();
             int ord = p.getInt();
             long probe = p.getLong();
-            boolean reach = p.get() != 0;
+            int abilities = p.get() & (CAN_REACH | CAN_MAP);
+            String mem = new String(getBytes(p, MAX_STRING), StandardCharsets.UTF_8);
             byte[] pd = getBytes(p, MAX_PAYLOAD);
             if (pid <= 0 || pid > Integer.MAX_VALUE || ird < 0 || ord < 0) {
                 throw new ProtocolException("shm CM accept with pid " + pid);
             }
-            return new Accept(pid, ird, ord, probe, reach, pd);
+            return new Accept(pid, ird, ord, probe, abilities, mem, pd);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("truncated shm CM accept");
         }
     }
 
-    static void writeReady(SocketChannel ch, boolean canReach) throws IOException {
-        write(ch, READY, ByteBuffer.wrap(new byte[] {(byte) (canReach ? 1 : 0)}));
+    static void writeReady(SocketChannel ch, int abilities) throws IOException {
+        write(ch, READY, ByteBuffer.wrap(new byte[] {(byte) abilities}));
     }
 
     static void writeEmpty(SocketChannel ch, int type) throws IOException {

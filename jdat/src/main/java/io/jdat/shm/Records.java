@@ -25,6 +25,10 @@ package io.jdat.shm;
  *       <td>n × (address, length) of the requester's destination, which the target writes by cross-memory
  *       attach; with n = 0 the target passes the bytes through its staging area instead</td></tr>
  * </table>
+ * The {@code *_SHARED} records ({@value #SEND_SHARED} Send, {@value #WRITE_SHARED} RDMA Write,
+ * {@value #READ_SHARED} RDMA Read) have the headers of their {@code *_XMEM} counterparts, then n × (long memory
+ * id, long offset, long length) naming the requester's {@link ShmMemory}: the owner maps those files and
+ * copies with {@code MemorySegment.copy}.
  * Flags: {@link #SOLICITED}, {@link #LAST}. Every field is checked by the receiving side before use.
  */
 final class Records {
@@ -35,7 +39,10 @@ final class Records {
     static final int WRITE_FRAG = 5;
     static final int WRITE_XMEM = 6;
     static final int READ = 7;
-    static final int MAX_TYPE = 7;
+    static final int SEND_SHARED = 8;
+    static final int WRITE_SHARED = 9;
+    static final int READ_SHARED = 10;
+    static final int MAX_TYPE = 10;
 
     static final int SEND_INLINE_HEADER = 8;
     static final int SEND_FRAG_HEADER = 24;
@@ -48,6 +55,8 @@ final class Records {
     static final int MAX_HEADER = 32;
     /** Bytes per (address, length) entry. */
     static final int IOV_ENTRY = 16;
+    /** Bytes per (memory id, offset, length) entry of the {@code *_SHARED} records. */
+    static final int SHARED_ENTRY = 24;
 
     /** The sender asked for a solicited event. */
     static final int SOLICITED = 1;

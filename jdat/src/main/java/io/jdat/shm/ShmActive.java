@@ -130,7 +130,7 @@ final class ShmActive implements Transport.ConnectAttempt {
             ConnectionLayout.format(file, ring, staging);
             CmMessage.writeRequest(s, new CmMessage.Request(ProcessHandle.current().pid(), port, ird, ord,
                     transport.probe.address(), transport.instance.directory().toString(), path.toString(), ring,
-                    staging, privateData));
+                    staging, transport.memoryDir, privateData));
             CmMessage.Frame f = CmMessage.read(s);
             switch (f.type()) {
                 case CmMessage.REJECT -> {
@@ -152,10 +152,12 @@ final class ShmActive implements Transport.ConnectAttempt {
                 default -> throw new ProtocolException("unexpected answer " + f.type());
             }
             CmMessage.Accept a = CmMessage.parseAccept(f.payload());
-            boolean canReach = transport.canReach(a.pid(), a.probeAddress());
+            java.nio.file.Path peerMemory = transport.peerMemoryDir(a.memoryDir());
+            int mine = (transport.canReach(a.pid(), a.probeAddress()) ? CmMessage.CAN_REACH : 0)
+                    | (peerMemory != null ? CmMessage.CAN_MAP : 0);
             conn = new ShmConnection(transport, true, s, arena, file, ring, staging, a.pid(), port,
                     UnixDomainSocketAddress.of(peerDir), qual, transport.config.inline());
-            conn.setPeerCanReachMe(a.canReach());
+            conn.setPeer(a.abilities(), peerMemory);
             if (!finish()) {
                 CmMessage.writeEmpty(s, CmMessage.NACK); // cancelled meanwhile: the acceptor fails (CRA-07)
                 conn.abandon();
@@ -169,7 +171,7 @@ final class ShmActive implements Transport.ConnectAttempt {
                 deleteQuietly(path);
                 return;
             }
-            CmMessage.writeReady(s, canReach);
+            CmMessage.writeReady(s, mine);
             if (!keepConnectionFiles) {
                 deleteQuietly(path); // both sides have it mapped: the name is no longer needed
             }

@@ -85,8 +85,15 @@ final class ShmConnection implements Channel {
                 transport.crossMemory);
     }
 
-    void setPeerCanReachMe(boolean b) {
-        tx.setCrossMemory(b && transport.crossMemory);
+    /**
+     * What the peer can do with this side's memory ({@link CmMessage#CAN_REACH}, {@link CmMessage#CAN_MAP}),
+     * which decides the records this side sends, and where this side maps the peer's shared memory (null: it
+     * may not).
+     */
+    void setPeer(int peerAbilities, java.nio.file.Path peerMemoryDir) {
+        tx.setPaths((peerAbilities & CmMessage.CAN_REACH) != 0 && transport.crossMemory,
+                (peerAbilities & CmMessage.CAN_MAP) != 0);
+        rx.setPeerMemory(peerMemoryDir, arena);
     }
 
     /** Starts delivering to {@code s} (null: the core did not want the connection). */

@@ -139,20 +139,22 @@ final class ShmPassive implements IncomingRequest {
         ShmConnection conn = null;
         ScheduledFuture<?> deadline = null;
         try {
-            boolean canReach = transport.canReach(request.pid(), request.probeAddress());
+            java.nio.file.Path peerMemory = transport.peerMemoryDir(request.memoryDir());
+            int mine = (transport.canReach(request.pid(), request.probeAddress()) ? CmMessage.CAN_REACH : 0)
+                    | (peerMemory != null ? CmMessage.CAN_MAP : 0);
             conn = new ShmConnection(transport, false, ch, arena, file, request.ringCapacity(), request.staging(),
                     request.pid(), listener.connQual(), UnixDomainSocketAddress.of(request.activeDir()),
                     request.portQual(), transport.config.inline());
             arena = null; // the connection owns the mapping now
             CmMessage.writeAccept(ch, new CmMessage.Accept(ProcessHandle.current().pid(), ird, ord,
-                    transport.probe.address(), canReach, pd == null ? new byte[0] : pd));
+                    transport.probe.address(), mine, transport.memoryDir, pd == null ? new byte[0] : pd));
             deadline = ShmTransport.TIMER.schedule(this::closeSocket, READY_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
             CmMessage.Frame f = CmMessage.read(ch);
             deadline.cancel(false);
             if (f.type() != CmMessage.READY || f.payload().remaining() != 1) {
                 throw new ProtocolException("the requester did not confirm (message " + f.type() + ")");
             }
-            conn.setPeerCanReachMe(f.payload().get() != 0);
+            conn.setPeer(f.payload().get(), peerMemory);
         } catch (IOException | RingCorruptException | RuntimeException e) {
             if (deadline != null) {
                 deadline.cancel(false);

@@ -44,6 +44,18 @@ final class ShmReceiver implements RecordHandler {
     private final RemoteRegion region = new RemoteRegion();
     private final long[] iovAddr = new long[MAX_IOV];
     private final long[] iovLen = new long[MAX_IOV];
+    /** Records served by mapping the peer's {@link ShmMemory} (tests read it to see the path taken). */
+    static final java.util.concurrent.atomic.AtomicLong SHARED_RECORDS = new java.util.concurrent.atomic.AtomicLong();
+    /** The segments a {@code *_SHARED} record names, resolved to this process's mappings of them. */
+    private final MemorySegment[] iovSeg = new MemorySegment[MAX_IOV];
+
+    // The peer's ShmMemory files this side mapped: a small cache of (id, mapping), replaced round-robin.
+    private static final int MAPPINGS = 16;
+    private java.nio.file.Path peerMemoryDir;
+    private java.lang.foreign.Arena mapArena;
+    private final long[] mappedIds = new long[MAPPINGS];
+    private final MemorySegment[] mapped = new MemorySegment[MAPPINGS];
+    private int mappedNext;
 
     private volatile boolean stopped;
     /** A record waits for a receive buffer since this time (0: none waits). Read by recvPosted. */
@@ -93,6 +105,12 @@ final class ShmReceiver implements RecordHandler {
 
     boolean stalled() {
         return rnrSince != 0;
+    }
+
+    /** Where the peer's {@link ShmMemory} files are (null: not mappable), and the arena to map them in. */
+    void setPeerMemory(java.nio.file.Path dir, java.lang.foreign.Arena arena) {
+        peerMemoryDir = dir;
+        mapArena = arena;
     }
 
     /** One receive pass ({@code rxLock} held). */
@@ -155,8 +173,18 @@ final class ShmReceiver implements RecordHandler {
             case Records.WRITE_FRAG -> writeFragment(sink, seg, off, length);
             case Records.WRITE_XMEM -> writeCrossMemory(sink, seg, off, length);
             case Records.READ -> read(sink, seg, off, length);
+            case Records.SEND_SHARED -> counted(sendShared(sink, seg, off, length));
+            case Records.WRITE_SHARED -> counted(writeShared(sink, seg, off, length));
+            case Records.READ_SHARED -> counted(readShared(sink, seg, off, length));
             default -> protocol("record type " + type);
         };
+    }
+
+    private static boolean counted(boolean handled) {
+        if (handled) {
+            SHARED_RECORDS.incrementAndGet();
+        }
+        return handled;
     }
 
     /** Takes a receive buffer for a new message; null (and the record waits) if none is posted. */
@@ -450,6 +478,149 @@ final class ShmReceiver implements RecordHandler {
                     + e.getMessage());
         }
         return true;
+    }
+
+    private boolean sendShared(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (length < Records.SEND_XMEM_HEADER) {
+            return protocol("short Send record");
+        }
+        int flags = seg.get(ValueLayout.JAVA_INT, off);
+        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        String bad = parseShared(seg, off + Records.SEND_XMEM_HEADER, length - Records.SEND_XMEM_HEADER, n, total);
+        if (bad != null || fragBuffer != null) {
+            return protocol("Send record: " + bad);
+        }
+        RecvBuffer b = take(sink);
+        if (b == null) {
+            return false;
+        }
+        boolean solicited = (flags & Records.SOLICITED) != 0;
+        if (total > b.totalLength()) {
+            sink.completeRecv(b, total, solicited);
+            return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
+                    + b.totalLength());
+        }
+        long at = 0;
+        for (int i = 0; i < n; i++) {
+            b.scatter(at, iovSeg[i], iovAddr[i], iovLen[i]);
+            at += iovLen[i];
+        }
+        sink.completeRecv(b, total, solicited);
+        return true;
+    }
+
+    private boolean writeShared(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (length < Records.WRITE_XMEM_HEADER) {
+            return protocol("short RDMA Write record");
+        }
+        int ctx = seg.get(ValueLayout.JAVA_INT, off);
+        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
+        String bad = parseShared(seg, off + Records.WRITE_XMEM_HEADER, length - Records.WRITE_XMEM_HEADER, n, total);
+        if (bad != null || writeActive) {
+            return protocol("RDMA Write record: " + bad);
+        }
+        if (!resolve(sink, ctx, addr, total, MemPriv.REMOTE_WRITE)) {
+            return false;
+        }
+        long at = region.offset();
+        for (int i = 0; i < n; i++) {
+            MemorySegment.copy(iovSeg[i], iovAddr[i], region.segment(), at, iovLen[i]);
+            at += iovLen[i];
+        }
+        return true;
+    }
+
+    private boolean readShared(ChannelSink sink, MemorySegment seg, long off, int length) {
+        if (length < Records.READ_HEADER) {
+            return protocol("short RDMA Read record");
+        }
+        int ctx = seg.get(ValueLayout.JAVA_INT, off);
+        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
+        String bad = parseShared(seg, off + Records.READ_HEADER, length - Records.READ_HEADER, n, -1);
+        if (bad != null || total < 0 || total > ShmTransport.MAX_TRANSFER) {
+            return protocol("RDMA Read record: " + (bad != null ? bad : total + " bytes"));
+        }
+        long room = 0;
+        for (int i = 0; i < n; i++) {
+            room += iovLen[i];
+        }
+        if (room < total) {
+            return protocol("RDMA Read of " + total + " bytes into " + room);
+        }
+        if (!resolve(sink, ctx, addr, total, MemPriv.REMOTE_READ)) {
+            return false;
+        }
+        long at = region.offset();
+        long left = total;
+        for (int i = 0; i < n && left > 0; i++) {
+            long k = Math.min(iovLen[i], left);
+            MemorySegment.copy(region.segment(), at, iovSeg[i], iovAddr[i], k);
+            at += k;
+            left -= k;
+        }
+        return true;
+    }
+
+    /**
+     * Reads a {@code *_SHARED} record's list into {@link #iovSeg} (this process's mapping of each named memory),
+     * {@link #iovAddr} (offsets) and {@link #iovLen}, checking each entry against the mapping's bounds.
+     *
+     * @return null when valid, else what is wrong
+     */
+    private String parseShared(MemorySegment seg, long at, int bytes, int n, long expectTotal) {
+        if (n < 1 || n > MAX_IOV || bytes != Records.SHARED_ENTRY * n) {
+            return n + " entries in " + bytes + " bytes";
+        }
+        if (peerMemoryDir == null) {
+            return "shared memory named, which this side cannot map";
+        }
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            long e = at + (long) Records.SHARED_ENTRY * i;
+            long id = seg.get(ValueLayout.JAVA_LONG, e);
+            long o = seg.get(ValueLayout.JAVA_LONG, e + 8);
+            long l = seg.get(ValueLayout.JAVA_LONG, e + 16);
+            MemorySegment m = peerMapping(id);
+            if (m == null) {
+                return "no shared memory " + id + " of the peer";
+            }
+            if (o < 0 || l < 0 || o > m.byteSize() - l) {
+                return "[" + o + ", +" + l + ") outside shared memory " + id + " of " + m.byteSize() + " bytes";
+            }
+            iovSeg[i] = m;
+            iovAddr[i] = o;
+            iovLen[i] = l;
+            sum += l;
+        }
+        return expectTotal < 0 || sum == expectTotal ? null : "entries of " + sum + " bytes, total " + expectTotal;
+    }
+
+    /** This side's mapping of the peer's shared memory {@code id}, mapped on first use; null if it has none. */
+    private MemorySegment peerMapping(long id) {
+        for (int i = 0; i < MAPPINGS; i++) {
+            if (mappedIds[i] == id && mapped[i] != null) {
+                return mapped[i];
+            }
+        }
+        if (id < 1) {
+            return null;
+        }
+        MemorySegment m;
+        try {
+            m = RingFile.open(peerMemoryDir.resolve(ShmMemory.fileName(id)), mapArena);
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+        int slot = mappedNext;
+        mappedNext = (slot + 1) % MAPPINGS;
+        mappedIds[slot] = id;
+        mapped[slot] = m; // an evicted mapping stays valid until the connection's arena closes
+        return m;
     }
 
     /**

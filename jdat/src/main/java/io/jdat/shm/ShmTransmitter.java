@@ -31,6 +31,12 @@ final class ShmTransmitter {
     private final int inline;
     private final int fragPayload;
     private volatile boolean crossMemory;
+    /** The peer may map this process's {@link ShmMemory}. */
+    private volatile boolean shared;
+    // The shared-memory ids and offsets of the request being written (sharedIov).
+    private long[] sharedIds = new long[8];
+    private long[] sharedOffsets = new long[8];
+    private final long[] found = new long[1];
 
     // Outstanding requests, a growable ring buffer in submit order.
     private WorkRequest[] wrs = new WorkRequest[64];
@@ -63,8 +69,9 @@ final class ShmTransmitter {
         this.fragPayload = Math.min(fp & -8, 256 * 1024);
     }
 
-    void setCrossMemory(boolean on) {
-        crossMemory = on;
+    void setPaths(boolean crossMemory, boolean shared) {
+        this.crossMemory = crossMemory;
+        this.shared = shared;
     }
 
     boolean busy() {
@@ -258,6 +265,18 @@ final class ShmTransmitter {
             out.commit(p);
             return true;
         }
+        if (shared && sharedIov(wr, Records.SEND_XMEM_HEADER)) {
+            long p = out.tryClaim(Records.SEND_SHARED, Records.SEND_XMEM_HEADER + Records.SHARED_ENTRY * wr.count());
+            if (p < 0) {
+                return false;
+            }
+            ring.set(ValueLayout.JAVA_INT, p, flags);
+            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
+            ring.set(ValueLayout.JAVA_LONG, p + 8, len);
+            putShared(wr, p + Records.SEND_XMEM_HEADER);
+            out.commit(p);
+            return true;
+        }
         if (crossMemory && fitsIov(wr, Records.SEND_XMEM_HEADER)) {
             long p = out.tryClaim(Records.SEND_XMEM, Records.SEND_XMEM_HEADER + Records.IOV_ENTRY * wr.count());
             if (p < 0) {
@@ -303,6 +322,19 @@ final class ShmTransmitter {
             out.commit(p);
             return true;
         }
+        if (shared && sharedIov(wr, Records.WRITE_XMEM_HEADER)) {
+            long p = out.tryClaim(Records.WRITE_SHARED, Records.WRITE_XMEM_HEADER + Records.SHARED_ENTRY * wr.count());
+            if (p < 0) {
+                return false;
+            }
+            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
+            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
+            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
+            ring.set(ValueLayout.JAVA_LONG, p + 16, len);
+            putShared(wr, p + Records.WRITE_XMEM_HEADER);
+            out.commit(p);
+            return true;
+        }
         if (crossMemory && fitsIov(wr, Records.WRITE_XMEM_HEADER)) {
             long p = out.tryClaim(Records.WRITE_XMEM, Records.WRITE_XMEM_HEADER + Records.IOV_ENTRY * wr.count());
             if (p < 0) {
@@ -336,6 +368,19 @@ final class ShmTransmitter {
     }
 
     private boolean writeRead(WorkRequest wr) throws RingCorruptException {
+        if (shared && sharedIov(wr, Records.READ_HEADER)) {
+            long p = out.tryClaim(Records.READ_SHARED, Records.READ_HEADER + Records.SHARED_ENTRY * wr.count());
+            if (p < 0) {
+                return false;
+            }
+            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
+            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
+            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
+            ring.set(ValueLayout.JAVA_LONG, p + 16, wr.remoteLength());
+            putShared(wr, p + Records.READ_HEADER);
+            out.commit(p);
+            return true;
+        }
         boolean direct = crossMemory && fitsIov(wr, Records.READ_HEADER);
         int n = direct ? wr.count() : 0;
         long p = out.tryClaim(Records.READ, Records.READ_HEADER + Records.IOV_ENTRY * n);
@@ -370,6 +415,43 @@ final class ShmTransmitter {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether every segment of {@code v} lies in live {@link ShmMemory} and the list fits one record; if so,
+     * {@link #sharedIds}/{@link #sharedOffsets} hold where.
+     */
+    private boolean sharedIov(IoVector v, int header) {
+        int n = v.count();
+        if (n == 0 || !ShmMemory.any() || header + (long) Records.SHARED_ENTRY * n > out.maxPayload()) {
+            return false;
+        }
+        if (n > sharedIds.length) {
+            sharedIds = new long[Integer.highestOneBit(n) * 2];
+            sharedOffsets = new long[sharedIds.length];
+        }
+        for (int i = 0; i < n; i++) {
+            MemorySegment s = v.segment(i);
+            if (!s.isNative()) {
+                return false;
+            }
+            long id = ShmMemory.find(s.address() + v.offset(i), v.length(i), found);
+            if (id < 0) {
+                return false;
+            }
+            sharedIds[i] = id;
+            sharedOffsets[i] = found[0];
+        }
+        return true;
+    }
+
+    private void putShared(IoVector v, long at) {
+        for (int i = 0; i < v.count(); i++) {
+            long e = at + (long) Records.SHARED_ENTRY * i;
+            ring.set(ValueLayout.JAVA_LONG, e, sharedIds[i]);
+            ring.set(ValueLayout.JAVA_LONG, e + 8, sharedOffsets[i]);
+            ring.set(ValueLayout.JAVA_LONG, e + 16, v.length(i));
+        }
     }
 
     private void putIov(IoVector v, long at) {

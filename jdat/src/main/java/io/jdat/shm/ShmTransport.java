@@ -54,6 +54,8 @@ final class ShmTransport implements Transport {
     final MemorySegment probe;
     /** Whether this side may use cross-memory attach at all (supported, not switched off). */
     final boolean crossMemory;
+    /** The directory of this process's {@link ShmMemory} files, announced to peers. */
+    final String memoryDir;
     private final CrossMemory prober;
     final Set<ShmListener> listeners = ConcurrentHashMap.newKeySet();
     final Set<ShmActive> attempts = ConcurrentHashMap.newKeySet();
@@ -74,7 +76,26 @@ final class ShmTransport implements Transport {
         CrossMemory cm = config.crossMemory() ? CrossMemory.available().orElse(null) : null;
         this.prober = cm;
         this.crossMemory = cm != null;
+        this.memoryDir = ShmMemory.home().directory().toString();
         this.progress = new ShmProgress(iaName);
+    }
+
+    /**
+     * The peer's {@link ShmMemory} directory if this side may map its files: an absolute path directly under
+     * this IA's base directory or the default one, an instance directory of a live process; else null.
+     */
+    Path peerMemoryDir(String announced) {
+        if (announced == null || announced.isEmpty()) {
+            return null;
+        }
+        Path d = Path.of(announced).normalize();
+        Path parent = d.getParent();
+        if (!d.isAbsolute() || parent == null || !(parent.equals(files.baseDirectory())
+                || parent.equals(ShmFiles.defaultBaseDirectory().normalize()))
+                || !Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS) || !ShmFiles.isLive(d)) {
+            return null;
+        }
+        return d;
     }
 
     @Override
