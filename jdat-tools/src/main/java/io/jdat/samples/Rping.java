@@ -37,7 +37,7 @@ public final class Rping {
     /** rping's advertisement: buf (8), rkey (4), size (4), big endian. */
     public static final int INFO = 16;
     /** rping's smallest and largest buffer. */
-    public static final int MIN_SIZE = 26;
+    public static final int MIN_SIZE = 23;
     public static final int MAX_SIZE = 64 * 1024;
 
     private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);

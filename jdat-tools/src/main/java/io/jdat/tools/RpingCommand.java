@@ -45,7 +45,7 @@ public final class RpingCommand implements Callable<Integer> {
             + "this many). Default: 1 for the client, any for the server.")
     private int count = -1;
 
-    @Option(names = "-S", paramLabel = "SIZE", description = "Buffer size, 26..65536. Default: 64.")
+    @Option(names = "-S", paramLabel = "SIZE", description = "Buffer size, 23..65536. Default: 64.")
     private int size = 64;
 
     @Option(names = "-v", description = "Print each ping's data, as rping -v.")
