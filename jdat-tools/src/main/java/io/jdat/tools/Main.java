@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "jdat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Tools for jdat, the DAT (uDAPL 1.2) RDMA consumer API for Java.",
-        subcommands = {PerfCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {PerfCommand.class, InfoCommand.class, RpingCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -22,7 +22,7 @@ public final class Main implements Runnable {
     /** Without a subcommand: prints the usage and fails with a usage error. */
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand (perf, info)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand (perf, info, rping)");
     }
 
     /**
