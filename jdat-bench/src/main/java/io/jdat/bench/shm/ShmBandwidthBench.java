@@ -45,6 +45,13 @@ public class ShmBandwidthBench {
     @Param({"write", "read", "send"})
     public String op;
 
+    /**
+     * This side's memory: {@code native} (the peer reaches it with cross-memory attach) or {@code shared}
+     * ({@link io.jdat.shm.ShmMemory}, which the peer maps and copies with {@code MemorySegment.copy}).
+     */
+    @Param({"native", "shared"})
+    public String memory;
+
     private ShmClient c;
     private final LmrTriplet[][] local = new LmrTriplet[WINDOW][];
     private final io.jdat.RmrTriplet[] remote = new io.jdat.RmrTriplet[WINDOW];
@@ -54,7 +61,7 @@ public class ShmBandwidthBench {
     /** Starts the peer, connects and fills the window. */
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        c = new ShmClient("shm", SIZE);
+        c = new ShmClient("shm", SIZE, memory.equals("shared"));
         for (int i = 0; i < WINDOW; i++) {
             long at = ShmPeer.BULK + (long) i * SIZE;
             local[i] = new LmrTriplet[] {c.lmr.triplet(at, SIZE)};

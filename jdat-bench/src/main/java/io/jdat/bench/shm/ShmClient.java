@@ -39,9 +39,18 @@ final class ShmClient implements AutoCloseable {
     final int peerContext;
     final long peerAddress;
     private final Arena arena = Arena.ofShared();
+    private final io.jdat.shm.ShmMemory shared;
     private final Process peer;
 
     ShmClient(String iaName, int size) throws IOException {
+        this(iaName, size, false);
+    }
+
+    /**
+     * @param sharedMemory allocate this side's buffer as {@link io.jdat.shm.ShmMemory}, which the peer maps (else
+     *                     plain native memory, which the peer reaches with cross-memory attach)
+     */
+    ShmClient(String iaName, int size, boolean sharedMemory) throws IOException {
         String[] ready = new String[4];
         peer = ShmPeer.start(iaName, size, ready);
         ia = InterfaceAdapter.open(iaName, 16, null);
@@ -53,7 +62,8 @@ final class ShmClient implements AutoCloseable {
                 .maxRdmaReadOut(16).maxMessageSize(ShmPeer.BULK).maxRdmaSize(ShmPeer.BULK)
                 .recvCompletionFlags(CompletionFlags.DEFAULT).requestCompletionFlags(CompletionFlags.DEFAULT);
         ep = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, attr);
-        buf = arena.allocate(ShmPeer.BUF, 4096);
+        shared = sharedMemory ? io.jdat.shm.ShmMemory.allocate(ShmPeer.BUF) : null;
+        buf = sharedMemory ? shared.segment() : arena.allocate(ShmPeer.BUF, 4096);
         buf.fill((byte) 3);
         lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(buf), ShmPeer.BUF, pz, MemPriv.ALL);
         peerContext = Integer.parseInt(ready[2]);
@@ -101,5 +111,8 @@ final class ShmClient implements AutoCloseable {
         }
         ia.close(CloseFlags.ABRUPT);
         arena.close();
+        if (shared != null) {
+            shared.close();
+        }
     }
 }

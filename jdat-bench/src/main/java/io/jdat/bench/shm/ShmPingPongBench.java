@@ -49,6 +49,10 @@ public class ShmPingPongBench {
     @Param({"64"})
     public int size;
 
+    /** This side's memory: {@code native} or {@code shared} ({@link io.jdat.shm.ShmMemory}). */
+    @Param({"native"})
+    public String memory;
+
     private ShmClient c;
     private LmrTriplet[] send;
     private LmrTriplet[] recv;
@@ -60,7 +64,7 @@ public class ShmPingPongBench {
     /** Starts the peer process and connects. */
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        c = new ShmClient("shm", size);
+        c = new ShmClient("shm", size, memory.equals("shared"));
         send = new LmrTriplet[] {c.lmr.triplet(ShmPeer.SEND_AT, size)};
         recv = new LmrTriplet[] {c.lmr.triplet(ShmPeer.RECV_AT, Math.max(size, 64))};
         writeTarget = c.remote(ShmPeer.WRITE_IN, size);
