@@ -32,8 +32,10 @@ final class SrqFixture implements AutoCloseable {
     final MemorySegment clientBuf;
     final Lmr serverLmr;
     final Lmr clientLmr;
-    final long qual = Pair.freshQual();
+    final long qual;
     final PublicServicePoint psp;
+    /** Where clients connect: the server IA's address. */
+    private final java.net.SocketAddress serverAddress;
 
     /** One connection: the client EP and the server's SRQ EP, each with its EVDs. */
     static final class Conn {
@@ -65,8 +67,13 @@ final class SrqFixture implements AutoCloseable {
     }
 
     SrqFixture(SrqAttr attr) {
-        serverIa = InterfaceAdapter.open("mem", 64, null);
-        clientIa = InterfaceAdapter.open("mem", 64, null);
+        this("mem", attr);
+    }
+
+    /** Both IAs opened as {@code iaName} (any provider). */
+    SrqFixture(String iaName, SrqAttr attr) {
+        serverIa = InterfaceAdapter.open(iaName, 64, null);
+        clientIa = InterfaceAdapter.open(iaName, 64, null);
         serverPz = ProtectionZone.create(serverIa);
         clientPz = ProtectionZone.create(clientIa);
         srq = SharedReceiveQueue.create(serverIa, serverPz, attr);
@@ -77,7 +84,15 @@ final class SrqFixture implements AutoCloseable {
                 serverPz, MemPriv.ALL);
         clientLmr = Lmr.create(clientIa, MemType.VIRTUAL, RegionDescription.forVa(clientBuf), clientBuf.byteSize(),
                 clientPz, MemPriv.ALL);
-        psp = PublicServicePoint.create(serverIa, qual, crEvd, PspFlags.CONSUMER);
+        if (iaName.equals("mem")) {
+            qual = Pair.freshQual();
+            psp = PublicServicePoint.create(serverIa, qual, crEvd, PspFlags.CONSUMER);
+            serverAddress = ConnFixture.mem();
+        } else {
+            psp = PublicServicePoint.createAny(serverIa, crEvd, PspFlags.CONSUMER);
+            qual = psp.connQual();
+            serverAddress = serverIa.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+        }
     }
 
     /** Usable EP attributes (DataPath's: 64 requests, 8 segments, EVD_THRESHOLD). */
@@ -119,7 +134,7 @@ final class SrqFixture implements AutoCloseable {
         EventDispatcher cReq = EventDispatcher.create(clientIa, 256, null, EvdFlags.DTO | EvdFlags.RMR_BIND);
         EventDispatcher cConn = EventDispatcher.create(clientIa, 16, null, EvdFlags.CONNECTION);
         Endpoint client = Endpoint.create(clientIa, clientPz, cRecv, cReq, cConn, attr());
-        client.connect(ConnFixture.mem(), qual, WAIT, 0, null, Qos.BEST_EFFORT, 0);
+        client.connect(serverAddress, qual, WAIT, 0, null, Qos.BEST_EFFORT, 0);
         DatEvent cr = ConnFixture.expect(crEvd, EventNumber.CONNECTION_REQUEST_EVENT);
         cr.cr().accept(server, 0, null);
         assertSame(server, ConnFixture.expect(serverConn, EventNumber.CONNECTION_EVENT_ESTABLISHED).ep());

@@ -17,7 +17,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The SRQ stress test of issue 3: 8 EPs on one SRQ, 100 000 messages from 8 sender threads, two receiving
@@ -38,12 +39,14 @@ class SrqStressTest {
         return (byte) (conn * 31 + seq * 7 + k * 13 + 1);
     }
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"mem", io.jdat.shm.ShmTesting.SHM})
     @DisplayName("SRQ-24 SRQ-26 SPR-02 SPR-04 SPR-06 SRQ-03 SRQ-04: stress: 8 EPs on one SRQ, 100 000 messages from 8"
             + " sender threads: every message received exactly once with its exact bytes, per-connection order kept,"
-            + " counters consistent at the end")
-    void eightConnectionsOneSrq() throws Exception {
-        try (SrqFixture f = new SrqFixture(new SrqAttr(BUFFERS, 1, Dat.SRQ_LW_DEFAULT))) {
+            + " counters consistent at the end (in one JVM on mem, between two shm IAs)")
+    void eightConnectionsOneSrq(String ia) throws Exception {
+        io.jdat.shm.ShmTesting.register();
+        try (SrqFixture f = new SrqFixture(ia, new SrqAttr(BUFFERS, 1, Dat.SRQ_LW_DEFAULT))) {
             EventDispatcher[] recvEvds = {f.serverDtoEvd(2 * BUFFERS), f.serverDtoEvd(2 * BUFFERS)};
             SrqFixture.Conn[] conns = new SrqFixture.Conn[CONNS];
             Map<Endpoint, Integer> index = new IdentityHashMap<>();
