@@ -276,6 +276,8 @@ final class ShmConnection implements Channel {
             if (!closed) {
                 rx.socketEnded();
             }
+        } catch (InternalError | IllegalStateException e) {
+            rx.peerCorrupt("the connection's mapping failed: " + e);
         } finally {
             rxLock.unlock();
         }

@@ -745,8 +745,8 @@ final class ShmReceiver implements RecordHandler {
             myBlock.set(ValueLayout.JAVA_INT, ConnectionLayout.ERROR_STATUS, error);
             // release: the error status is visible with the close state
             ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.CLOSE_STATE, ConnectionLayout.BROKEN);
-        } catch (IllegalStateException e) {
-            // unmapped: the peer sees the socket close
+        } catch (IllegalStateException | InternalError e) {
+            // unmapped or truncated: the peer sees the socket close
         }
         conn.doorbell();
         conn.notifyCore(true, reason);
@@ -804,8 +804,8 @@ final class ShmReceiver implements RecordHandler {
             if (mine == ConnectionLayout.OPEN) {
                 ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.CLOSE_STATE, state);
             }
-        } catch (IllegalStateException e) {
-            // already unmapped
+        } catch (IllegalStateException | InternalError e) {
+            // already unmapped, or truncated by the peer
         }
     }
 
@@ -843,10 +843,17 @@ final class ShmReceiver implements RecordHandler {
         } catch (RingCorruptException e) {
             peerCorrupt(e.getMessage());
             return false;
+        } catch (InternalError | IllegalStateException e) {
+            peerCorrupt("the connection's mapping failed: " + e);
+            return false;
         }
     }
 
     void awake() {
-        in.awake();
+        try {
+            in.awake();
+        } catch (InternalError | IllegalStateException e) {
+            peerCorrupt("the connection's mapping failed: " + e);
+        }
     }
 }

@@ -101,6 +101,9 @@ final class ShmTransmitter {
             }
         } catch (RingCorruptException e) {
             conn.rx.peerCorrupt(e.getMessage());
+        } catch (InternalError | IllegalStateException | IndexOutOfBoundsException e) {
+            // a fault in the mapping (the file was truncated: SIGBUS), or it is gone: the request is flushed
+            conn.rx.peerCorrupt("the connection's mapping failed: " + e);
         } finally {
             conn.txLock.unlock();
         }
@@ -120,6 +123,9 @@ final class ShmTransmitter {
         } catch (RingCorruptException e) {
             conn.rx.peerCorrupt(e.getMessage());
             return false;
+        } catch (InternalError | IllegalStateException | IndexOutOfBoundsException e) {
+            conn.rx.peerCorrupt("the connection's mapping failed: " + e);
+            return false;
         }
     }
 
@@ -135,6 +141,9 @@ final class ShmTransmitter {
             }
             long pos = out.consumerPosition();
             return (written > 0 && endPos[head] <= pos) || (written < count && pos != blockedAt);
+        } catch (InternalError | IllegalStateException e) {
+            conn.rx.peerCorrupt("the connection's mapping failed: " + e);
+            return true;
         } finally {
             conn.txLock.unlock();
         }

@@ -95,6 +95,37 @@ class ShmHostileTest {
         assertTrue(outcomes.keySet().stream().anyMatch(k -> k.endsWith("broken")), "some garbage broke: " + outcomes);
     }
 
+    @Test
+    @DisplayName("a peer truncates the connection file under a live connection (SIGBUS on the next access): both"
+            + " ends break, every DTO completes, the JVM survives")
+    void truncatedConnectionFile() throws IOException {
+        try (Pair p = new Pair(ShmTesting.SHM, null, 64).connect()) {
+            Path dir = ((UnixDomainSocketAddress) p.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress())
+                    .getPath();
+            Path file;
+            try (Stream<Path> files = Files.list(dir)) {
+                file = files.filter(f -> f.getFileName().toString().startsWith("c-")).findFirst().orElseThrow();
+            }
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                ch.truncate(4096); // keeps the header and the status blocks, drops the rings
+            }
+            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 1, CompletionFlags.DEFAULT);
+            p.client.ep.postSend(1, iov(p.client.lmr, 0, 64), 2, CompletionFlags.DEFAULT);
+            DatEvent e = p.client.next(p.client.reqEvd);
+            assertEquals(2, e.userCookie());
+            assertTrue(e.status() != DtoCompletionStatus.SUCCESS, e.toString());
+            p.client.expectConn(EventNumber.CONNECTION_EVENT_BROKEN);
+            DatEvent r = p.server.next(p.server.recvEvd);
+            assertEquals(DtoCompletionStatus.ERR_FLUSHED, r.status(), r.toString());
+            p.server.expectConn(EventNumber.CONNECTION_EVENT_BROKEN);
+        }
+        try (Pair p = new Pair(ShmTesting.SHM, null, 16).connect()) {
+            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 1, CompletionFlags.DEFAULT);
+            p.client.ep.postSend(1, iov(p.client.lmr, 0, 64), 2, CompletionFlags.DEFAULT);
+            p.server.expectDto(p.server.recvEvd, 1);
+        }
+    }
+
     private static String round(String ia, int kind, SplittableRandom rnd, int round) throws IOException {
         try (Pair p = new Pair(ia, null, 64).connect(); Arena arena = Arena.ofShared()) {
             Path dir = ((UnixDomainSocketAddress) p.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress())
