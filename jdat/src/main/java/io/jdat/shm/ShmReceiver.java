@@ -42,12 +42,13 @@ final class ShmReceiver implements RecordHandler {
     private final int stagingSize;
     private CrossMemory cm;
     private final RemoteRegion region = new RemoteRegion();
-    private final long[] iovAddr = new long[MAX_IOV];
-    private final long[] iovLen = new long[MAX_IOV];
     /** Records served by mapping the peer's {@link ShmMemory} (tests read it to see the path taken). */
     static final java.util.concurrent.atomic.AtomicLong SHARED_RECORDS = new java.util.concurrent.atomic.AtomicLong();
-    /** The segments a {@code *_SHARED} record names, resolved to this process's mappings of them. */
-    private final MemorySegment[] iovSeg = new MemorySegment[MAX_IOV];
+    // The list of the record being handled (parseList): this side's mapping of each piece (shared) or null,
+    // the offset in it (shared) or the address in the requester's process (cross-memory), the length.
+    private final MemorySegment[] listSeg = new MemorySegment[MAX_IOV];
+    private final long[] listAt = new long[MAX_IOV];
+    private final long[] listLen = new long[MAX_IOV];
 
     // The peer's ShmMemory files this side mapped: a small cache of (id, mapping), replaced round-robin.
     private static final int MAPPINGS = 16;
@@ -168,14 +169,14 @@ final class ShmReceiver implements RecordHandler {
         return switch (type) {
             case Records.SEND_INLINE -> sendInline(sink, seg, off, length);
             case Records.SEND_FRAG -> sendFragment(sink, seg, off, length);
-            case Records.SEND_XMEM -> sendCrossMemory(sink, seg, off, length);
+            case Records.SEND_XMEM -> sendList(sink, seg, off, length, false);
             case Records.WRITE_INLINE -> writeInline(sink, seg, off, length);
             case Records.WRITE_FRAG -> writeFragment(sink, seg, off, length);
-            case Records.WRITE_XMEM -> writeCrossMemory(sink, seg, off, length);
-            case Records.READ -> read(sink, seg, off, length);
-            case Records.SEND_SHARED -> counted(sendShared(sink, seg, off, length));
-            case Records.WRITE_SHARED -> counted(writeShared(sink, seg, off, length));
-            case Records.READ_SHARED -> counted(readShared(sink, seg, off, length));
+            case Records.WRITE_XMEM -> writeList(sink, seg, off, length, false);
+            case Records.READ -> read(sink, seg, off, length, false);
+            case Records.SEND_SHARED -> counted(sendList(sink, seg, off, length, true));
+            case Records.WRITE_SHARED -> counted(writeList(sink, seg, off, length, true));
+            case Records.READ_SHARED -> counted(read(sink, seg, off, length, true));
             default -> protocol("record type " + type);
         };
     }
@@ -270,58 +271,6 @@ final class ShmReceiver implements RecordHandler {
         return true;
     }
 
-    private boolean sendCrossMemory(ChannelSink sink, MemorySegment seg, long off, int length) {
-        if (length < Records.SEND_XMEM_HEADER) {
-            return protocol("short Send record");
-        }
-        int flags = seg.get(ValueLayout.JAVA_INT, off);
-        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
-        long total = seg.get(ValueLayout.JAVA_LONG, off + 8);
-        if (!readIov(seg, off + Records.SEND_XMEM_HEADER, length - Records.SEND_XMEM_HEADER, n, total)
-                || fragBuffer != null) {
-            return protocol("Send record listing " + n + " segments, " + total + " bytes");
-        }
-        if (cm == null) {
-            return fail(ConnectionLayout.ERROR_TRANSPORT, "peer asked for cross-memory attach, not available here");
-        }
-        RecvBuffer b = take(sink);
-        if (b == null) {
-            return false;
-        }
-        boolean solicited = (flags & Records.SOLICITED) != 0;
-        if (total > b.totalLength()) {
-            sink.completeRecv(b, total, solicited);
-            return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
-                    + b.totalLength());
-        }
-        try {
-            // two cursors: the sender's list (remote) and the receive buffer's segments (local)
-            int r = 0;
-            long rDone = 0;
-            for (int l = 0; l < b.count() && r < n; l++) {
-                long lLen = b.length(l);
-                long lDone = 0;
-                while (lDone < lLen && r < n) {
-                    long k = Math.min(lLen - lDone, iovLen[r] - rDone);
-                    if (k > 0) {
-                        cm.read(conn.peerPid, iovAddr[r] + rDone, b.segment(l), b.offset(l) + lDone, k);
-                    }
-                    lDone += k;
-                    rDone += k;
-                    if (rDone == iovLen[r]) {
-                        r++;
-                        rDone = 0;
-                    }
-                }
-            }
-        } catch (RuntimeException e) {
-            sink.completeRecv(b, -1, false);
-            return fail(ConnectionLayout.ERROR_TRANSPORT, "cross-memory read of a Send failed: " + e.getMessage());
-        }
-        sink.completeRecv(b, total, solicited);
-        return true;
-    }
-
     private boolean writeInline(ChannelSink sink, MemorySegment seg, long off, int length) {
         if (length < Records.WRITE_INLINE_HEADER) {
             return protocol("short RDMA Write record");
@@ -375,7 +324,76 @@ final class ShmReceiver implements RecordHandler {
         return true;
     }
 
-    private boolean writeCrossMemory(ChannelSink sink, MemorySegment seg, long off, int length) {
+    // ------------------------------------------------------------------ lists: cross-memory attach, mappings
+
+    /**
+     * A Send whose bytes the receiver copies from the sender's memory: with cross-memory attach
+     * ({@code SEND_XMEM}), or through its mapping of the sender's {@link ShmMemory} ({@code SEND_SHARED}).
+     */
+    private boolean sendList(ChannelSink sink, MemorySegment seg, long off, int length, boolean shared) {
+        if (length < Records.SEND_XMEM_HEADER) {
+            return protocol("short Send record");
+        }
+        int flags = seg.get(ValueLayout.JAVA_INT, off);
+        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        String bad = parseList(seg, off + Records.SEND_XMEM_HEADER, length - Records.SEND_XMEM_HEADER, n, total,
+                shared);
+        if (bad != null || fragBuffer != null) {
+            return protocol("Send record: " + (bad != null ? bad : "inside a fragmented Send"));
+        }
+        RecvBuffer b = take(sink);
+        if (b == null) {
+            return false;
+        }
+        boolean solicited = (flags & Records.SOLICITED) != 0;
+        if (total > b.totalLength()) {
+            sink.completeRecv(b, total, solicited); // DAT_DTO_ERR_LOCAL_LENGTH here (RCV-05)
+            return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
+                    + b.totalLength());
+        }
+        try {
+            if (shared) {
+                long at = 0;
+                for (int i = 0; i < n; i++) {
+                    b.scatter(at, listSeg[i], listAt[i], listLen[i]);
+                    at += listLen[i];
+                }
+            } else {
+                readIntoBuffer(n, b);
+            }
+        } catch (RuntimeException e) {
+            sink.completeRecv(b, -1, false);
+            return fail(ConnectionLayout.ERROR_TRANSPORT, "copying a Send failed: " + e.getMessage());
+        }
+        sink.completeRecv(b, total, solicited);
+        return true;
+    }
+
+    /** Cross-memory reads of the list's {@code n} remote pieces into a receive buffer's segments, in order. */
+    private void readIntoBuffer(int n, RecvBuffer b) {
+        int r = 0;
+        long rDone = 0;
+        for (int l = 0; l < b.count() && r < n; l++) {
+            long lLen = b.length(l);
+            long lDone = 0;
+            while (lDone < lLen && r < n) {
+                long k = Math.min(lLen - lDone, listLen[r] - rDone);
+                if (k > 0) {
+                    cm.read(conn.peerPid, listAt[r] + rDone, b.segment(l), b.offset(l) + lDone, k);
+                }
+                lDone += k;
+                rDone += k;
+                if (rDone == listLen[r]) {
+                    r++;
+                    rDone = 0;
+                }
+            }
+        }
+    }
+
+    /** An RDMA Write whose bytes the target copies from the requester's memory (cross-memory or mapping). */
+    private boolean writeList(ChannelSink sink, MemorySegment seg, long off, int length, boolean shared) {
         if (length < Records.WRITE_XMEM_HEADER) {
             return protocol("short RDMA Write record");
         }
@@ -383,12 +401,10 @@ final class ShmReceiver implements RecordHandler {
         int n = seg.get(ValueLayout.JAVA_INT, off + 4);
         long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
         long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
-        if (!readIov(seg, off + Records.WRITE_XMEM_HEADER, length - Records.WRITE_XMEM_HEADER, n, total)
-                || writeActive) {
-            return protocol("RDMA Write record listing " + n + " segments, " + total + " bytes");
-        }
-        if (cm == null) {
-            return fail(ConnectionLayout.ERROR_TRANSPORT, "peer asked for cross-memory attach, not available here");
+        String bad = parseList(seg, off + Records.WRITE_XMEM_HEADER, length - Records.WRITE_XMEM_HEADER, n, total,
+                shared);
+        if (bad != null || writeActive) {
+            return protocol("RDMA Write record: " + (bad != null ? bad : "inside a fragmented one"));
         }
         if (!resolve(sink, ctx, addr, total, MemPriv.REMOTE_WRITE)) {
             return false;
@@ -396,19 +412,24 @@ final class ShmReceiver implements RecordHandler {
         try {
             long at = region.offset();
             for (int i = 0; i < n; i++) {
-                if (iovLen[i] > 0) {
-                    cm.read(conn.peerPid, iovAddr[i], region.segment(), at, iovLen[i]);
-                    at += iovLen[i];
+                if (shared) {
+                    MemorySegment.copy(listSeg[i], listAt[i], region.segment(), at, listLen[i]);
+                } else if (listLen[i] > 0) {
+                    cm.read(conn.peerPid, listAt[i], region.segment(), at, listLen[i]);
                 }
+                at += listLen[i];
             }
         } catch (RuntimeException e) {
-            return fail(ConnectionLayout.ERROR_TRANSPORT, "cross-memory read of an RDMA Write failed: "
-                    + e.getMessage());
+            return fail(ConnectionLayout.ERROR_TRANSPORT, "copying an RDMA Write failed: " + e.getMessage());
         }
         return true;
     }
 
-    private boolean read(ChannelSink sink, MemorySegment seg, long off, int length) {
+    /**
+     * An RDMA Read: the target writes the requester's destination list (cross-memory or mapping), or, for a
+     * {@code READ} record with an empty list, passes the bytes through its staging area.
+     */
+    private boolean read(ChannelSink sink, MemorySegment seg, long off, int length, boolean shared) {
         if (readState != READ_NONE) {
             // the record being served through the staging area, offered again
             serveStaged();
@@ -428,28 +449,29 @@ final class ShmReceiver implements RecordHandler {
         if (total < 0 || total > ShmTransport.MAX_TRANSFER) {
             return protocol("RDMA Read of " + total + " bytes");
         }
-        if (n != 0) {
+        boolean staging = n == 0 && !shared;
+        if (staging) {
+            if (length != Records.READ_HEADER) {
+                return protocol("RDMA Read record of " + length + " bytes");
+            }
+        } else {
             // the destination list may be longer than the read: only its first total bytes are written
-            if (!readIov(seg, off + Records.READ_HEADER, length - Records.READ_HEADER, n, -1)) {
-                return protocol("RDMA Read record listing " + n + " segments");
+            String bad = parseList(seg, off + Records.READ_HEADER, length - Records.READ_HEADER, n, -1, shared);
+            if (bad != null) {
+                return protocol("RDMA Read record: " + bad);
             }
             long room = 0;
             for (int i = 0; i < n; i++) {
-                room += iovLen[i];
+                room += listLen[i];
             }
             if (room < total) {
                 return protocol("RDMA Read of " + total + " bytes into " + room);
             }
-            if (cm == null) {
-                return fail(ConnectionLayout.ERROR_TRANSPORT, "peer asked for cross-memory attach, not available here");
-            }
-        } else if (length != Records.READ_HEADER) {
-            return protocol("RDMA Read record of " + length + " bytes");
         }
         if (!resolve(sink, ctx, addr, total, MemPriv.REMOTE_READ)) {
             return false;
         }
-        if (n == 0) {
+        if (staging) {
             if (total == 0) {
                 return true;
             }
@@ -466,138 +488,69 @@ final class ShmReceiver implements RecordHandler {
             long at = region.offset();
             long left = total;
             for (int i = 0; i < n && left > 0; i++) {
-                long k = Math.min(iovLen[i], left);
-                if (k > 0) {
-                    cm.write(conn.peerPid, iovAddr[i], region.segment(), at, k);
-                    at += k;
-                    left -= k;
+                long k = Math.min(listLen[i], left);
+                if (shared) {
+                    MemorySegment.copy(region.segment(), at, listSeg[i], listAt[i], k);
+                } else if (k > 0) {
+                    cm.write(conn.peerPid, listAt[i], region.segment(), at, k);
                 }
+                at += k;
+                left -= k;
             }
         } catch (RuntimeException e) {
-            return fail(ConnectionLayout.ERROR_TRANSPORT, "cross-memory write of an RDMA Read failed: "
-                    + e.getMessage());
-        }
-        return true;
-    }
-
-    private boolean sendShared(ChannelSink sink, MemorySegment seg, long off, int length) {
-        if (length < Records.SEND_XMEM_HEADER) {
-            return protocol("short Send record");
-        }
-        int flags = seg.get(ValueLayout.JAVA_INT, off);
-        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
-        long total = seg.get(ValueLayout.JAVA_LONG, off + 8);
-        String bad = parseShared(seg, off + Records.SEND_XMEM_HEADER, length - Records.SEND_XMEM_HEADER, n, total);
-        if (bad != null || fragBuffer != null) {
-            return protocol("Send record: " + bad);
-        }
-        RecvBuffer b = take(sink);
-        if (b == null) {
-            return false;
-        }
-        boolean solicited = (flags & Records.SOLICITED) != 0;
-        if (total > b.totalLength()) {
-            sink.completeRecv(b, total, solicited);
-            return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
-                    + b.totalLength());
-        }
-        long at = 0;
-        for (int i = 0; i < n; i++) {
-            b.scatter(at, iovSeg[i], iovAddr[i], iovLen[i]);
-            at += iovLen[i];
-        }
-        sink.completeRecv(b, total, solicited);
-        return true;
-    }
-
-    private boolean writeShared(ChannelSink sink, MemorySegment seg, long off, int length) {
-        if (length < Records.WRITE_XMEM_HEADER) {
-            return protocol("short RDMA Write record");
-        }
-        int ctx = seg.get(ValueLayout.JAVA_INT, off);
-        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
-        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
-        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
-        String bad = parseShared(seg, off + Records.WRITE_XMEM_HEADER, length - Records.WRITE_XMEM_HEADER, n, total);
-        if (bad != null || writeActive) {
-            return protocol("RDMA Write record: " + bad);
-        }
-        if (!resolve(sink, ctx, addr, total, MemPriv.REMOTE_WRITE)) {
-            return false;
-        }
-        long at = region.offset();
-        for (int i = 0; i < n; i++) {
-            MemorySegment.copy(iovSeg[i], iovAddr[i], region.segment(), at, iovLen[i]);
-            at += iovLen[i];
-        }
-        return true;
-    }
-
-    private boolean readShared(ChannelSink sink, MemorySegment seg, long off, int length) {
-        if (length < Records.READ_HEADER) {
-            return protocol("short RDMA Read record");
-        }
-        int ctx = seg.get(ValueLayout.JAVA_INT, off);
-        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
-        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
-        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
-        String bad = parseShared(seg, off + Records.READ_HEADER, length - Records.READ_HEADER, n, -1);
-        if (bad != null || total < 0 || total > ShmTransport.MAX_TRANSFER) {
-            return protocol("RDMA Read record: " + (bad != null ? bad : total + " bytes"));
-        }
-        long room = 0;
-        for (int i = 0; i < n; i++) {
-            room += iovLen[i];
-        }
-        if (room < total) {
-            return protocol("RDMA Read of " + total + " bytes into " + room);
-        }
-        if (!resolve(sink, ctx, addr, total, MemPriv.REMOTE_READ)) {
-            return false;
-        }
-        long at = region.offset();
-        long left = total;
-        for (int i = 0; i < n && left > 0; i++) {
-            long k = Math.min(iovLen[i], left);
-            MemorySegment.copy(region.segment(), at, iovSeg[i], iovAddr[i], k);
-            at += k;
-            left -= k;
+            return fail(ConnectionLayout.ERROR_TRANSPORT, "copying an RDMA Read failed: " + e.getMessage());
         }
         return true;
     }
 
     /**
-     * Reads a {@code *_SHARED} record's list into {@link #iovSeg} (this process's mapping of each named memory),
-     * {@link #iovAddr} (offsets) and {@link #iovLen}, checking each entry against the mapping's bounds.
+     * Reads a record's list of {@code n} entries into {@link #listSeg}, {@link #listAt} and {@link #listLen},
+     * checking each: for cross-memory attach, (address, length) in the requester's process; for a mapping,
+     * (memory id, offset, length), resolved to this side's mapping of the requester's {@link ShmMemory} and
+     * checked against its bounds.
      *
+     * @param expectTotal the sum the lengths must have, or -1 for any sum up to the largest transfer
      * @return null when valid, else what is wrong
      */
-    private String parseShared(MemorySegment seg, long at, int bytes, int n, long expectTotal) {
-        if (n < 1 || n > MAX_IOV || bytes != Records.SHARED_ENTRY * n) {
+    private String parseList(MemorySegment seg, long at, int bytes, int n, long expectTotal, boolean shared) {
+        int entry = shared ? Records.SHARED_ENTRY : Records.IOV_ENTRY;
+        if (n < 1 || n > MAX_IOV || bytes != entry * n) {
             return n + " entries in " + bytes + " bytes";
         }
-        if (peerMemoryDir == null) {
-            return "shared memory named, which this side cannot map";
+        if (shared ? peerMemoryDir == null : cm == null) {
+            return shared ? "shared memory named, which this side cannot map"
+                    : "cross-memory attach asked for, not available here";
         }
         long sum = 0;
         for (int i = 0; i < n; i++) {
-            long e = at + (long) Records.SHARED_ENTRY * i;
-            long id = seg.get(ValueLayout.JAVA_LONG, e);
-            long o = seg.get(ValueLayout.JAVA_LONG, e + 8);
-            long l = seg.get(ValueLayout.JAVA_LONG, e + 16);
-            MemorySegment m = peerMapping(id);
-            if (m == null) {
-                return "no shared memory " + id + " of the peer";
+            long e = at + (long) entry * i;
+            long l = seg.get(ValueLayout.JAVA_LONG, e + entry - 8);
+            if (l < 0 || l > ShmTransport.MAX_TRANSFER) {
+                return "entry of " + l + " bytes";
             }
-            if (o < 0 || l < 0 || o > m.byteSize() - l) {
-                return "[" + o + ", +" + l + ") outside shared memory " + id + " of " + m.byteSize() + " bytes";
+            if (shared) {
+                long id = seg.get(ValueLayout.JAVA_LONG, e);
+                long o = seg.get(ValueLayout.JAVA_LONG, e + 8);
+                MemorySegment m = peerMapping(id);
+                if (m == null) {
+                    return "no shared memory " + id + " of the peer";
+                }
+                if (o < 0 || o > m.byteSize() - l) {
+                    return "[" + o + ", +" + l + ") outside shared memory " + id + " of " + m.byteSize() + " bytes";
+                }
+                listSeg[i] = m;
+                listAt[i] = o;
+            } else {
+                listSeg[i] = null;
+                listAt[i] = seg.get(ValueLayout.JAVA_LONG, e);
             }
-            iovSeg[i] = m;
-            iovAddr[i] = o;
-            iovLen[i] = l;
+            listLen[i] = l;
             sum += l;
         }
-        return expectTotal < 0 || sum == expectTotal ? null : "entries of " + sum + " bytes, total " + expectTotal;
+        if (expectTotal < 0 ? sum > ShmTransport.MAX_TRANSFER : sum != expectTotal) {
+            return "entries of " + sum + " bytes, total " + expectTotal;
+        }
+        return null;
     }
 
     /** This side's mapping of the peer's shared memory {@code id}, mapped on first use; null if it has none. */
@@ -640,25 +593,6 @@ final class ShmReceiver implements RecordHandler {
         fail(ConnectionLayout.ERROR_REMOTE_ACCESS, "RDMA access to context 0x" + Integer.toHexString(ctx)
                 + " at 0x" + Long.toHexString(addr) + " +" + len + " refused");
         return false;
-    }
-
-    /** Copies a record's (address, length) list into {@link #iovAddr}/{@link #iovLen}, checking it. */
-    private boolean readIov(MemorySegment seg, long at, int bytes, int n, long expectTotal) {
-        if (n < 1 || n > MAX_IOV || bytes != Records.IOV_ENTRY * n) {
-            return false;
-        }
-        long sum = 0;
-        for (int i = 0; i < n; i++) {
-            long a = seg.get(ValueLayout.JAVA_LONG, at + 16L * i);
-            long l = seg.get(ValueLayout.JAVA_LONG, at + 16L * i + 8);
-            if (l < 0 || l > ShmTransport.MAX_TRANSFER) {
-                return false;
-            }
-            iovAddr[i] = a;
-            iovLen[i] = l;
-            sum += l;
-        }
-        return expectTotal < 0 ? sum <= ShmTransport.MAX_TRANSFER : sum == expectTotal;
     }
 
     // ------------------------------------------------------------------ staging

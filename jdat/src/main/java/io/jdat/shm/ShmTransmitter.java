@@ -274,29 +274,10 @@ final class ShmTransmitter {
             out.commit(p);
             return true;
         }
-        if (shared && sharedIov(wr, Records.SEND_XMEM_HEADER)) {
-            long p = out.tryClaim(Records.SEND_SHARED, Records.SEND_XMEM_HEADER + Records.SHARED_ENTRY * wr.count());
-            if (p < 0) {
-                return false;
-            }
-            ring.set(ValueLayout.JAVA_INT, p, flags);
-            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
-            ring.set(ValueLayout.JAVA_LONG, p + 8, len);
-            putShared(wr, p + Records.SEND_XMEM_HEADER);
-            out.commit(p);
-            return true;
-        }
-        if (crossMemory && fitsIov(wr, Records.SEND_XMEM_HEADER)) {
-            long p = out.tryClaim(Records.SEND_XMEM, Records.SEND_XMEM_HEADER + Records.IOV_ENTRY * wr.count());
-            if (p < 0) {
-                return false;
-            }
-            ring.set(ValueLayout.JAVA_INT, p, flags);
-            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
-            ring.set(ValueLayout.JAVA_LONG, p + 8, len);
-            putIov(wr, p + Records.SEND_XMEM_HEADER);
-            out.commit(p);
-            return true;
+        int list = listKind(wr, Records.SEND_XMEM_HEADER);
+        if (list != NO_LIST) {
+            return writeList(list == SHARED ? Records.SEND_SHARED : Records.SEND_XMEM, Records.SEND_XMEM_HEADER, wr,
+                    flags, len, 0, list == SHARED);
         }
         while (fragOffset < len) {
             int n = (int) Math.min(fragPayload, len - fragOffset);
@@ -331,31 +312,10 @@ final class ShmTransmitter {
             out.commit(p);
             return true;
         }
-        if (shared && sharedIov(wr, Records.WRITE_XMEM_HEADER)) {
-            long p = out.tryClaim(Records.WRITE_SHARED, Records.WRITE_XMEM_HEADER + Records.SHARED_ENTRY * wr.count());
-            if (p < 0) {
-                return false;
-            }
-            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
-            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
-            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
-            ring.set(ValueLayout.JAVA_LONG, p + 16, len);
-            putShared(wr, p + Records.WRITE_XMEM_HEADER);
-            out.commit(p);
-            return true;
-        }
-        if (crossMemory && fitsIov(wr, Records.WRITE_XMEM_HEADER)) {
-            long p = out.tryClaim(Records.WRITE_XMEM, Records.WRITE_XMEM_HEADER + Records.IOV_ENTRY * wr.count());
-            if (p < 0) {
-                return false;
-            }
-            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
-            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
-            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
-            ring.set(ValueLayout.JAVA_LONG, p + 16, len);
-            putIov(wr, p + Records.WRITE_XMEM_HEADER);
-            out.commit(p);
-            return true;
+        int list = listKind(wr, Records.WRITE_XMEM_HEADER);
+        if (list != NO_LIST) {
+            return writeList(list == SHARED ? Records.WRITE_SHARED : Records.WRITE_XMEM, Records.WRITE_XMEM_HEADER, wr,
+                    wr.remoteContext(), wr.remoteAddress(), len, list == SHARED);
         }
         while (fragOffset < len) {
             int n = (int) Math.min(fragPayload, len - fragOffset);
@@ -377,37 +337,65 @@ final class ShmTransmitter {
     }
 
     private boolean writeRead(WorkRequest wr) throws RingCorruptException {
-        if (shared && sharedIov(wr, Records.READ_HEADER)) {
-            long p = out.tryClaim(Records.READ_SHARED, Records.READ_HEADER + Records.SHARED_ENTRY * wr.count());
-            if (p < 0) {
-                return false;
-            }
-            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
-            ring.set(ValueLayout.JAVA_INT, p + 4, wr.count());
-            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
-            ring.set(ValueLayout.JAVA_LONG, p + 16, wr.remoteLength());
-            putShared(wr, p + Records.READ_HEADER);
-            out.commit(p);
-            return true;
+        int list = listKind(wr, Records.READ_HEADER);
+        if (list != NO_LIST) {
+            return writeList(list == SHARED ? Records.READ_SHARED : Records.READ, Records.READ_HEADER, wr,
+                    wr.remoteContext(), wr.remoteAddress(), wr.remoteLength(), list == SHARED);
         }
-        boolean direct = crossMemory && fitsIov(wr, Records.READ_HEADER);
-        int n = direct ? wr.count() : 0;
-        long p = out.tryClaim(Records.READ, Records.READ_HEADER + Records.IOV_ENTRY * n);
+        // An empty list: the peer passes the bytes through its staging area, in order, for this read.
+        long p = out.tryClaim(Records.READ, Records.READ_HEADER);
         if (p < 0) {
             return false;
         }
         ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
-        ring.set(ValueLayout.JAVA_INT, p + 4, n);
+        ring.set(ValueLayout.JAVA_INT, p + 4, 0);
         ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
         ring.set(ValueLayout.JAVA_LONG, p + 16, wr.remoteLength());
-        if (direct) {
-            putIov(wr, p + Records.READ_HEADER);
-        } else if (wr.remoteLength() > 0) {
+        if (wr.remoteLength() > 0) {
             if (stagedCount == stagedReads.length) {
                 growStaged();
             }
             stagedReads[(stagedHead + stagedCount) & (stagedReads.length - 1)] = wr;
             stagedCount++;
+        }
+        out.commit(p);
+        return true;
+    }
+
+    private static final int NO_LIST = 0;
+    private static final int SHARED = 1;
+    private static final int CROSS_MEMORY = 2;
+
+    /** How the peer can reach {@code wr}'s local memory: through its mapping, cross-memory attach, or neither. */
+    private int listKind(WorkRequest wr, int header) {
+        if (shared && sharedIov(wr, header)) {
+            return SHARED;
+        }
+        return crossMemory && fitsIov(wr, header) ? CROSS_MEMORY : NO_LIST;
+    }
+
+    /**
+     * Writes a record that lists {@code wr}'s local segments for the peer to copy: header words {@code word0},
+     * the count, {@code long8} and (for 24-byte headers) {@code long16}, then the entries ({@link #putShared} or
+     * {@link #putIov}).
+     */
+    private boolean writeList(int type, int header, WorkRequest wr, int word0, long long8, long long16,
+            boolean sharedList) throws RingCorruptException {
+        int n = wr.count();
+        long p = out.tryClaim(type, header + (sharedList ? Records.SHARED_ENTRY : Records.IOV_ENTRY) * n);
+        if (p < 0) {
+            return false;
+        }
+        ring.set(ValueLayout.JAVA_INT, p, word0);
+        ring.set(ValueLayout.JAVA_INT, p + 4, n);
+        ring.set(ValueLayout.JAVA_LONG, p + 8, long8);
+        if (header > 16) {
+            ring.set(ValueLayout.JAVA_LONG, p + 16, long16);
+        }
+        if (sharedList) {
+            putShared(wr, p + header);
+        } else {
+            putIov(wr, p + header);
         }
         out.commit(p);
         return true;
