@@ -290,7 +290,7 @@ final class ShmTransmitter {
             ring.set(ValueLayout.JAVA_INT, p + 4, 0);
             ring.set(ValueLayout.JAVA_LONG, p + 8, len);
             ring.set(ValueLayout.JAVA_LONG, p + 16, fragOffset);
-            copyRange(wr, fragOffset, ring, p + Records.SEND_FRAG_HEADER, n);
+            wr.gather(fragOffset, ring, p + Records.SEND_FRAG_HEADER, n);
             out.commit(p);
             fragOffset += n;
         }
@@ -328,7 +328,7 @@ final class ShmTransmitter {
             ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
             ring.set(ValueLayout.JAVA_LONG, p + 16, len);
             ring.set(ValueLayout.JAVA_LONG, p + 24, fragOffset);
-            copyRange(wr, fragOffset, ring, p + Records.WRITE_FRAG_HEADER, n);
+            wr.gather(fragOffset, ring, p + Records.WRITE_FRAG_HEADER, n);
             out.commit(p);
             fragOffset += n;
         }
@@ -455,23 +455,6 @@ final class ShmTransmitter {
         for (int i = 0; i < v.count(); i++) {
             ring.set(ValueLayout.JAVA_LONG, at + 16L * i, v.segment(i).address() + v.offset(i));
             ring.set(ValueLayout.JAVA_LONG, at + 16L * i + 8, v.length(i));
-        }
-    }
-
-    /** Copies {@code [from, from + n)} of the vector's bytes to {@code dst}. */
-    static void copyRange(IoVector v, long from, MemorySegment dst, long dstOffset, long n) {
-        long skip = from;
-        for (int i = 0; i < v.count() && n > 0; i++) {
-            long len = v.length(i);
-            if (skip >= len) {
-                skip -= len;
-                continue;
-            }
-            long k = Math.min(len - skip, n);
-            MemorySegment.copy(v.segment(i), v.offset(i) + skip, dst, dstOffset, k);
-            dstOffset += k;
-            n -= k;
-            skip = 0;
         }
     }
 

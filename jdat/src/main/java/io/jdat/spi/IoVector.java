@@ -115,6 +115,31 @@ public class IoVector {
     }
 
     /**
+     * Copies {@code length} bytes of this vector, starting {@code vectorOffset} bytes into it, to one
+     * contiguous region (a partial gather, the inverse of {@link #scatter}).
+     *
+     * @param vectorOffset where in the vector the bytes start
+     * @param dst          the destination memory
+     * @param dstOffset    offset in {@code dst}
+     * @param length       bytes; the caller guarantees {@code vectorOffset + length <= totalLength()}
+     */
+    public final void gather(long vectorOffset, MemorySegment dst, long dstOffset, long length) {
+        long skip = vectorOffset;
+        for (int i = 0; i < count && length > 0; i++) {
+            long len = length(i);
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            long n = Math.min(len - skip, length);
+            MemorySegment.copy(segment(i), offset(i) + skip, dst, dstOffset, n);
+            dstOffset += n;
+            length -= n;
+            skip = 0;
+        }
+    }
+
+    /**
      * Copies the whole of this vector, in order, into {@code dst} (a gather).
      *
      * @param dst       another vector with at least {@link #totalLength()} bytes

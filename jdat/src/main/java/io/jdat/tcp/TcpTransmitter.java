@@ -504,7 +504,7 @@ final class TcpTransmitter {
         }
         long done = last ? oi : -1;
         if (chunk <= SMALL) {
-            gather(wr, curOffset, chunk, slotSegs[fpduCount], Ddp.LENGTH_FIELD + hdr);
+            wr.gather(curOffset, slotSegs[fpduCount], Ddp.LENGTH_FIELD + hdr, chunk);
             finishSmall(b, hdr + (int) chunk, done, total, FPDU_DATA);
         } else {
             finishLarge(b, hdr, wr, curOffset, (int) chunk, done, total, FPDU_DATA);
@@ -684,23 +684,6 @@ final class TcpTransmitter {
         fpduLength[fpduCount] = length;
         fpduKind[fpduCount] = kind;
         fpduCount++;
-    }
-
-    /** Copies {@code n} bytes from {@code offset} of the vector into {@code dst} at {@code dstOffset}. */
-    private static void gather(IoVector v, long offset, long n, MemorySegment dst, long dstOffset) {
-        long skip = offset;
-        for (int i = 0; i < v.count() && n > 0; i++) {
-            long len = v.length(i);
-            if (skip >= len) {
-                skip -= len;
-                continue;
-            }
-            long k = Math.min(len - skip, n);
-            MemorySegment.copy(v.segment(i), v.offset(i) + skip, dst, dstOffset, k);
-            dstOffset += k;
-            n -= k;
-            skip = 0;
-        }
     }
 
     // ------------------------------------------------------------------ completion order
