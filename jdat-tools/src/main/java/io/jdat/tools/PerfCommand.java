@@ -62,6 +62,10 @@ public final class PerfCommand implements Callable<Integer> {
             description = "Fail when any wait makes no progress for this long (default: ${DEFAULT-VALUE}).")
     private int timeout;
 
+    @Option(names = "--counters", description = "After the table, print each IA's DTO counters (posted, completed, "
+            + "flushed, errors, bytes: InterfaceAdapter.counters()).")
+    private boolean counters;
+
     /** Creates the command (picocli instantiates it). */
     public PerfCommand() {
     }
@@ -69,7 +73,7 @@ public final class PerfCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PerfConfig config = config();
-        PerfRun.run(config, new ResultTable(spec.commandLine().getOut(), config));
+        PerfRun.run(config, new ResultTable(spec.commandLine().getOut(), config, counters));
         return 0;
     }
 

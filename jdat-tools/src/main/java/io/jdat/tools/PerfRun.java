@@ -65,6 +65,9 @@ final class PerfRun {
         try {
             join(st);
             join(ct);
+            if (sync.failure() == null && client.side != null && server.side != null) {
+                table.counters(client.side, server.side);
+            }
         } finally {
             close(client.side);
             close(server.side);

@@ -16,6 +16,7 @@ final class ResultTable {
     private final PrintWriter out;
     private final PerfConfig config;
     private final String micro;
+    private final boolean counters;
 
     /**
      * Creates the table.
@@ -24,9 +25,38 @@ final class ResultTable {
      * @param config the run settings, for the header
      */
     ResultTable(PrintWriter out, PerfConfig config) {
+        this(out, config, false);
+    }
+
+    /**
+     * Creates the table.
+     *
+     * @param out      where to print
+     * @param config   the run settings, for the header
+     * @param counters whether to print the IAs' DTO counters after the footer
+     */
+    ResultTable(PrintWriter out, PerfConfig config, boolean counters) {
         this.out = out;
         this.config = config;
         this.micro = canPrintMicro() ? "µs" : "us";
+        this.counters = counters;
+    }
+
+    /**
+     * Prints the DTO counters of both IAs, when asked for ({@code --counters}).
+     *
+     * @param client the client side
+     * @param server the server side
+     */
+    synchronized void counters(PerfSide client, PerfSide server) {
+        if (!counters) {
+            return;
+        }
+        out.println();
+        for (PerfSide s : new PerfSide[] {client, server}) {
+            out.printf(Locale.ROOT, "%-10s %s%n", s.role + " IA:", CounterFormat.line(s.ia.counters()));
+        }
+        out.flush();
     }
 
     /**

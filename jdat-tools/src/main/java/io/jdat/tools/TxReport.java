@@ -39,6 +39,9 @@ final class TxReport {
         double s = r.elapsedNanos / 1e9;
         out.printf(Locale.ROOT, "elapsed %.3f s, %,.0f operations/s, %,.1f MB/s%n", s, s > 0 ? r.validated() / s : 0.0,
                 s > 0 ? r.bytes() / s / 1e6 : 0.0);
+        for (TxResult.Counts cn : r.counts()) {
+            out.printf(Locale.ROOT, "%-10s %s%n", cn.what() + ":", CounterFormat.line(cn.counters()));
+        }
         List<String> errors = r.errorLines();
         for (String e : errors) {
             out.println("error: " + e);
@@ -83,7 +86,13 @@ final class TxReport {
         b.append("],\"total\":{\"expected\":").append(c.totalOps()).append(",\"validated\":").append(r.validated())
                 .append(",\"bytes\":").append(r.bytes()).append(",\"errors\":").append(r.errors()).append('}');
         b.append(",\"elapsed_seconds\":").append(String.format(Locale.ROOT, "%.6f", r.elapsedNanos / 1e9));
-        b.append(",\"errors\":[");
+        b.append(",\"counters\":{");
+        List<TxResult.Counts> counts = r.counts();
+        for (int i = 0; i < counts.size(); i++) {
+            b.append(i == 0 ? "" : ",").append(str(counts.get(i).what())).append(':')
+                    .append(CounterFormat.json(counts.get(i).counters()));
+        }
+        b.append("},\"errors\":[");
         List<String> errors = r.errorLines();
         for (int i = 0; i < errors.size(); i++) {
             b.append(i == 0 ? "" : ",").append(str(errors.get(i)));

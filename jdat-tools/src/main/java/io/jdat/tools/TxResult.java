@@ -19,6 +19,26 @@ final class TxResult implements TxHooks.Errors {
     long elapsedNanos;
     String provider = "";
     String address = "";
+    private final List<Counts> counts = new ArrayList<>();
+
+    /**
+     * The DTO counters of one IA at the end of the run.
+     *
+     * @param what     e.g. "client IA"
+     * @param counters the snapshot
+     */
+    record Counts(String what, io.jdat.DtoCounters counters) {
+    }
+
+    /** Adds an IA's counters. */
+    synchronized void counts(String what, io.jdat.DtoCounters c) {
+        counts.add(new Counts(what, c));
+    }
+
+    /** The IA counters taken. */
+    synchronized List<Counts> counts() {
+        return List.copyOf(counts);
+    }
 
     TxResult(TxConfig config) {
         this.config = config;

@@ -39,11 +39,15 @@ final class TxRun {
             try (TxClient client = new TxClient(config, server.address(), abort, hooks)) {
                 client.run();
                 r = client.result;
+                r.counts("client IA", client.side.ia.counters());
             } catch (RuntimeException | Error e) {
                 abort.fail(e);
                 throw e;
             } finally {
                 joinServer(st, config.timeoutSeconds(), abort);
+            }
+            if (!abort.aborted()) {
+                r.counts("server IA", server.side.ia.counters());
             }
             TxResult sr = server.result();
             if (sr != null) {
@@ -76,6 +80,7 @@ final class TxRun {
             TxResult r;
             try {
                 r = server.serve(waitSeconds);
+                r.counts("server IA", server.side.ia.counters());
             } catch (RuntimeException | Error e) {
                 abort.fail(e);
                 r = server.result();
@@ -99,6 +104,7 @@ final class TxRun {
         TxAbort abort = new TxAbort();
         try (TxClient client = new TxClient(config, server, abort, TxHooks.NONE)) {
             client.run();
+            client.result.counts("client IA", client.side.ia.counters());
             finish(client.result, abort);
             return client.result;
         }

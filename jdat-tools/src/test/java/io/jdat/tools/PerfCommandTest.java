@@ -68,6 +68,19 @@ class PerfCommandTest {
     }
 
     @Test
+    void countersOptionPrintsBothIasCounters() {
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "-n", "100", "--warmup", "0",
+                "--bw-size", "64K", "--bw-bytes", "1M", "--window", "4", "--conn-qual", qual(), "--counters"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        for (String side : List.of("client", "server")) {
+            java.util.regex.Matcher m = Pattern.compile("(?m)^" + side + " IA: +posted ([0-9,]+), completed ([0-9,]+), "
+                    + "flushed 0, errors 0, bytes [0-9,]+ \\(requests").matcher(r.out());
+            assertTrue(m.find(), r.out());
+            assertEquals(m.group(1), m.group(2), "everything posted completed: " + m.group());
+        }
+    }
+
+    @Test
     void unknownIaFailsWithOneReadableLineAndExitCode1() {
         Run r = jdat("perf", "--ia", "no-such-ia", "-n", "10", "--conn-qual", qual());
         assertEquals(1, r.exitCode());

@@ -70,6 +70,14 @@ class TestCommandTest {
         assertTrue(json.contains("\"total\":{\"expected\":240,\"validated\":240,\"bytes\":" + 4 * 10 * 24576
                 + ",\"errors\":0}"), json);
         assertEquals(6, count(json, "\"expected\":40,\"validated\":40,"), json);
+        // DTO counters of each IA: per endpoint CONFIG/INFO, FIN, and per iteration READY, DONE and the 3 operations
+        // this side posts (requests) or the 1 Send the peer posts (receives); nothing flushed or failed.
+        for (String side : List.of("client IA", "server IA")) {
+            assertTrue(json.contains("\"" + side + "\":{\"requests_posted\":208,\"requests_completed\":208,"
+                    + "\"requests_flushed\":0,\"request_errors\":0,"), json);
+            assertTrue(Pattern.compile("\"" + side + "\":\\{[^}]*\"recvs_posted\":128,\"recvs_completed\":128,"
+                    + "\"recvs_flushed\":0,\"recv_errors\":0,").matcher(json).find(), json);
+        }
         assertEquals("", r.err());
         assertEquals(openBefore, Registry.openCount(ia), "IAs left open");
     }
