@@ -906,6 +906,9 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         boolean ok = length <= buffer.totalLength() && length >= 0;
         DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
         counters.recvCompleted(status, ok ? length : 0);
+        if (JfrEvents.wanted(status, length)) {
+            JfrEvents.dto(this, "RECV", status, ok ? length : 0, cookie);
+        }
         CoreEvd evd = recvEvd;
         if (evd != null) {
             evd.postDto(this, cookie, status, ok ? length : 0,
@@ -952,6 +955,9 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         sq.recycle(e); // a post may refill it from now on: read nothing of it below
         DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
         counters.recvCompleted(status, ok ? length : 0);
+        if (JfrEvents.wanted(status, length)) {
+            JfrEvents.dto(this, "RECV", status, ok ? length : 0, cookie);
+        }
         postSrqCompletion(sq, cookie, status, ok ? length : 0,
                 CompletionRules.recvNotifies(attr.recvCompletionFlags(), CompletionFlags.DEFAULT, solicited, ok));
     }
@@ -1027,6 +1033,9 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         }
         if (op != WorkRequest.Op.RMR_BIND) {
             counters.requestCompleted(status, length);
+            if (JfrEvents.wanted(status, length)) {
+                JfrEvents.dto(this, op.name(), status, length, cookie);
+            }
         }
         req.head = head + 1; // volatile: the slot may be reused; pairs with the DP check in disconnect
         postRequestCompletion(op, rmr, cookie, flags, status, length);
@@ -1207,9 +1216,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             state = S.C;
             cancelTimer();
             attempt = null;
-            if (connectEvd != null) {
-                connectEvd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, this, peerPrivateData);
-            }
+            connectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, peerPrivateData);
             return this;
         } finally {
             lock.unlock();
@@ -1326,9 +1333,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             }
             channel = ch;
             state = S.C;
-            if (connectEvd != null) {
-                connectEvd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, this, null);
-            }
+            connectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
             return this;
         } finally {
             lock.unlock();
@@ -1435,8 +1440,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             try {
                 flushLocked();
                 flushPending = false;
-                if (connectEvd != null && event != null) {
-                    connectEvd.postConnection(event, this, null);
+                if (event != null) {
+                    connectionEvent(event, null);
                 }
             } finally {
                 lock.unlock();
@@ -1478,6 +1483,14 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                 counters.recvFlushed++;
                 postSrqCompletion(sq, cookie, DtoCompletionStatus.ERR_FLUSHED, 0, true);
             });
+        }
+    }
+
+    /** Reports a connection event to the connect EVD and to JFR ({@link JfrEvents}); lock held. */
+    private void connectionEvent(EventNumber n, byte[] pd) {
+        JfrEvents.connection(this, n, remoteAddress, connectedQual);
+        if (connectEvd != null) {
+            connectEvd.postConnection(n, this, pd);
         }
     }
 
