@@ -66,6 +66,10 @@ public final class PerfCommand implements Callable<Integer> {
             + "flushed, errors, bytes: InterfaceAdapter.counters()).")
     private boolean counters;
 
+    @Option(names = "--json", description = "Print the results as one JSON object (operation, size, median_us, "
+            + "p99_us, mb_per_s per row) instead of the table.")
+    private boolean json;
+
     /** Creates the command (picocli instantiates it). */
     public PerfCommand() {
     }
@@ -73,7 +77,7 @@ public final class PerfCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PerfConfig config = config();
-        PerfRun.run(config, new ResultTable(spec.commandLine().getOut(), config, counters));
+        PerfRun.run(config, new ResultTable(spec.commandLine().getOut(), config, counters, json));
         return 0;
     }
 

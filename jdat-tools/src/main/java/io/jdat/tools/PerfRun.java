@@ -67,6 +67,7 @@ final class PerfRun {
             join(ct);
             if (sync.failure() == null && client.side != null && server.side != null) {
                 table.counters(client.side, server.side);
+                table.end();
             }
         } finally {
             close(client.side);

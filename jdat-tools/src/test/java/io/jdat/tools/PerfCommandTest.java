@@ -81,6 +81,23 @@ class PerfCommandTest {
     }
 
     @Test
+    void jsonPrintsOneObjectWithEveryRow() {
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "-n", "100", "--warmup", "0",
+                "--sizes", "64,4K", "--bw-size", "64K", "--bw-bytes", "1M", "--window", "4", "--conn-qual", qual(),
+                "--json", "--counters"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        String json = r.out().strip();
+        assertEquals(1, json.lines().count(), json);
+        assertTrue(json.startsWith("{\"provider\":\"jdat-mem 1.0\",\"ia\":\"mem\""), json);
+        assertTrue(Pattern.compile("\\{\"operation\":\"send/recv ping-pong\",\"size\":4096,\"median_us\":[0-9.]+,"
+                + "\"p99_us\":[0-9.]+,\"mb_per_s\":null}").matcher(json).find(), json);
+        assertTrue(Pattern.compile("\\{\"operation\":\"RDMA write stream\",\"size\":65536,\"median_us\":null,"
+                + "\"p99_us\":null,\"mb_per_s\":[0-9.]+}").matcher(json).find(), json);
+        assertTrue(json.contains("\"counters\":{\"client IA\":{\"requests_posted\":"), json);
+        assertEquals(9, json.split("\"operation\"", -1).length - 1, json);
+    }
+
+    @Test
     void unknownIaFailsWithOneReadableLineAndExitCode1() {
         Run r = jdat("perf", "--ia", "no-such-ia", "-n", "10", "--conn-qual", qual());
         assertEquals(1, r.exitCode());
