@@ -202,6 +202,7 @@ class TestCommandTest {
         assertEquals(1, r.exitCode());
         assertEquals(1, r.err().lines().count(), r.err());
         assertTrue(r.err().startsWith("jdat test: error: DAT_PROVIDER_NOT_FOUND"), r.err());
+        assertTrue(r.err().contains("; registered IA names: mem, tcp"), r.err());
     }
 
     @Test
