@@ -377,6 +377,7 @@ final class TxEndpoint {
         stats.validated[k]++;
         if (at >= 0) {
             stats.errors++;
+            stats.wrong[k]++;
             errors.dataError(name + ": " + op + " iteration " + i + ": byte " + logical + " of " + op.bytes()
                     + " is wrong");
         }

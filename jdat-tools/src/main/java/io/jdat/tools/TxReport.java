@@ -30,7 +30,8 @@ final class TxReport {
             TxOp op = c.ops().get(k);
             long v = r.validated(k);
             out.printf(Locale.ROOT, ROW, op, String.format(Locale.ROOT, "%,d", c.executionsPerOp()),
-                    String.format(Locale.ROOT, "%,d", v), String.format(Locale.ROOT, "%,d", v * op.bytes()), "");
+                    String.format(Locale.ROOT, "%,d", v), String.format(Locale.ROOT, "%,d", v * op.bytes()),
+                    String.format(Locale.ROOT, "%,d", r.wrong(k)));
         }
         out.printf(Locale.ROOT, ROW, "total", String.format(Locale.ROOT, "%,d", c.totalOps()),
                 String.format(Locale.ROOT, "%,d", r.validated()), String.format(Locale.ROOT, "%,d", r.bytes()),
@@ -81,7 +82,7 @@ final class TxReport {
                     .append(",\"kind\":").append(str(op.kind().label))
                     .append(",\"segments\":").append(op.segments()).append(",\"segment_size\":").append(op.size())
                     .append(",\"expected\":").append(c.executionsPerOp()).append(",\"validated\":").append(v)
-                    .append(",\"bytes\":").append(v * op.bytes()).append('}');
+                    .append(",\"bytes\":").append(v * op.bytes()).append(",\"errors\":").append(r.wrong(k)).append('}');
         }
         b.append("],\"total\":{\"expected\":").append(c.totalOps()).append(",\"validated\":").append(r.validated())
                 .append(",\"bytes\":").append(r.bytes()).append(",\"errors\":").append(r.errors()).append('}');

@@ -79,6 +79,11 @@ final class TxResult implements TxHooks.Errors {
         return local.validated[k] + peer.validated[k];
     }
 
+    /** Executions of op {@code k} whose data was wrong, found by either side. */
+    synchronized long wrong(int k) {
+        return local.wrong[k] + peer.wrong[k];
+    }
+
     /** All validated executions. */
     synchronized long validated() {
         long v = 0;

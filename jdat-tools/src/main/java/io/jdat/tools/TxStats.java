@@ -8,17 +8,21 @@ package io.jdat.tools;
 final class TxStats {
     /** Validated executions, by op index. */
     final long[] validated;
+    /** Executions whose data was wrong, by op index. */
+    final long[] wrong;
     /** Executions whose data was wrong. */
     long errors;
 
     TxStats(int ops) {
         validated = new long[ops];
+        wrong = new long[ops];
     }
 
     /** Adds another's counts. */
     void add(TxStats o) {
         for (int i = 0; i < validated.length; i++) {
             validated[i] += o.validated[i];
+            wrong[i] += o.wrong[i];
         }
         errors += o.errors;
     }

@@ -177,15 +177,16 @@ final class TxWire {
         }
     }
 
-    /** Writes FIN: errors and validated executions per operation; returns its length. */
+    /** Writes FIN: errors, and validated and wrong executions per operation; returns its length. */
     static int writeFin(MemorySegment m, long off, TxStats s) {
         long p = header(m, off, FIN);
         m.set(LONG, p, s.errors);
         m.set(INT, p + 8, s.validated.length);
         p += 12;
-        for (long v : s.validated) {
-            m.set(LONG, p, v);
-            p += 8;
+        for (int i = 0; i < s.validated.length; i++) {
+            m.set(LONG, p, s.validated[i]);
+            m.set(LONG, p + 8, s.wrong[i]);
+            p += 16;
         }
         return (int) (p - off);
     }
@@ -195,13 +196,14 @@ final class TxWire {
         long p = expect(m, off, length, FIN, 8 + 12, where);
         into.errors = m.get(LONG, p);
         int n = m.get(INT, p + 8);
-        if (n != into.validated.length || length != 20 + 8L * n) {
+        if (n != into.validated.length || length != 20 + 16L * n) {
             throw new PerfFailure(where + ": FIN for " + n + " operations, expected " + into.validated.length);
         }
         p += 12;
         for (int i = 0; i < n; i++) {
             into.validated[i] = m.get(LONG, p);
-            p += 8;
+            into.wrong[i] = m.get(LONG, p + 8);
+            p += 16;
         }
     }
 

@@ -99,7 +99,7 @@ class TestCommandTest {
     private static void assertRow(String out, String op, long n, long bytes) {
         String num = String.format("%,d", n);
         Pattern p = Pattern.compile("(?m)^" + Pattern.quote(op) + "\\s+" + Pattern.quote(num) + "\\s+"
-                + Pattern.quote(num) + "\\s+" + Pattern.quote(String.format("%,d", bytes)) + "\\s*$");
+                + Pattern.quote(num) + "\\s+" + Pattern.quote(String.format("%,d", bytes)) + "\\s+0\\s*$");
         assertTrue(p.matcher(out).find(), "no row " + op + " in\n" + out);
     }
 
@@ -133,6 +133,8 @@ class TestCommandTest {
         assertFalse(r.passed());
         assertNull(r.fatal(), () -> String.valueOf(r.fatal()));
         assertEquals(1, r.errors());
+        assertEquals(1, r.wrong(1));
+        assertEquals(0, r.wrong(0) + r.wrong(2));
         assertEquals(c.totalOps(), r.validated(), "validation goes on after wrong data");
         List<String> lines = r.errorLines();
         assertEquals(1, lines.size(), lines::toString);
