@@ -53,20 +53,21 @@ final class ResultTable {
      * Prints the DTO counters of both IAs, when asked for ({@code --counters}).
      *
      * @param client the client side
-     * @param server the server side
+     * @param server the server side, or {@code null} in a two-process run
      */
     synchronized void counters(PerfSide client, PerfSide server) {
         if (!counters) {
             return;
         }
+        PerfSide[] sides = server == null ? new PerfSide[] {client} : new PerfSide[] {client, server};
         if (json) {
-            for (PerfSide s : new PerfSide[] {client, server}) {
+            for (PerfSide s : sides) {
                 countLines.add(TxReport.str(s.role + " IA") + ":" + CounterFormat.json(s.ia.counters()));
             }
             return;
         }
         out.println();
-        for (PerfSide s : new PerfSide[] {client, server}) {
+        for (PerfSide s : sides) {
             out.printf(Locale.ROOT, "%-10s %s%n", s.role + " IA:", CounterFormat.line(s.ia.counters()));
         }
         out.flush();
@@ -81,14 +82,14 @@ final class ResultTable {
     synchronized void header(PerfSide client, SocketAddress serverAddress) {
         ProviderAttr p = client.providerAttr;
         provider = p.providerName() + " " + p.providerVersionMajor() + "." + p.providerVersionMinor();
-        address = String.valueOf(serverAddress);
+        address = TxClient.display(serverAddress);
         if (json) {
             return;
         }
         out.printf(Locale.ROOT, "jdat perf: provider %s %d.%d (uDAPL %d.%d), IA \"%s\", address %s, "
                 + "connection qualifier %d%n",
                 p.providerName(), p.providerVersionMajor(), p.providerVersionMinor(), p.daplVersionMajor(),
-                p.daplVersionMinor(), config.iaName(), serverAddress, config.connQual());
+                p.daplVersionMinor(), config.iaName(), TxClient.display(serverAddress), config.connQual());
         out.printf(Locale.ROOT, "JDK %s; latency: %,d iterations + %,d warm-up; bandwidth: %,d x %s, "
                 + "%d outstanding%n",
                 VersionProvider.jvm(), config.iterations(), config.warmup(), config.bwCount(),

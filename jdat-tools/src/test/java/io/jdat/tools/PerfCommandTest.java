@@ -98,6 +98,35 @@ class PerfCommandTest {
     }
 
     @Test
+    void serverAndClientInTwoRolesOverTcp() throws Exception {
+        String port = TestCommandTest.qual("tcp");
+        java.util.concurrent.CompletableFuture<PerfConfig> server = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, () -> { }));
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "--ia", "tcp", "--client",
+                "127.0.0.1:" + port, "-n", "200", "--warmup", "20", "--sizes", "64,1K", "--bw-size", "64K",
+                "--bw-bytes", "1M", "--window", "4", "--counters"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        assertTrue(r.out().contains("provider jdat-tcp"), r.out());
+        assertRow(r.out(), "send/recv ping-pong", "1 KiB", false);
+        assertRow(r.out(), "RDMA read", "64 B", false);
+        assertRow(r.out(), "send stream", "64 KiB", true);
+        assertTrue(r.out().contains("client IA: posted"), r.out());
+        PerfConfig served = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> server.get());
+        assertEquals(List.of(64L, 1024L), served.sizes(), "the server ran the client's settings");
+        assertEquals(200, served.iterations());
+        assertEquals(0, Registry.openCount("tcp"));
+    }
+
+    @Test
+    void clientWithoutServerIsOneLineAndExitCode1() {
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> jdat("perf", "--ia", "tcp", "--client",
+                "127.0.0.1:" + TestCommandTest.qual("tcp"), "--timeout", "3"));
+        assertEquals(1, r.exitCode(), r.out() + r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains("NON_PEER_REJECTED (is 'jdat perf --server' running there"), r.err());
+    }
+
+    @Test
     void unknownIaFailsWithOneReadableLineAndExitCode1() {
         Run r = jdat("perf", "--ia", "no-such-ia", "-n", "10", "--conn-qual", qual());
         assertEquals(1, r.exitCode());
