@@ -100,8 +100,10 @@ class PerfCommandTest {
     @Test
     void serverAndClientInTwoRolesOverTcp() throws Exception {
         String port = TestCommandTest.qual("tcp");
+        java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CompletableFuture<PerfConfig> server = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, () -> { }));
+                () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, listening::countDown));
+        assertTrue(listening.await(30, java.util.concurrent.TimeUnit.SECONDS), "the server did not listen");
         Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "--ia", "tcp", "--client",
                 "127.0.0.1:" + port, "-n", "200", "--warmup", "20", "--sizes", "64,1K", "--bw-size", "64K",
                 "--bw-bytes", "1M", "--window", "4", "--counters"));
