@@ -5,6 +5,10 @@
 #   ./jdat.sh build [maven args]  build and install every module, tests skipped, quietly
 #   ./jdat.sh bench [JMH args]    build jdat-bench and run its JMH uber-jar, e.g.
 #                                 ./jdat.sh bench 'io.jdat.bench.baseline.*' -f 1 -wi 1 -i 1 -w 1s -r 1s
+#   ./jdat.sh tx [args]           the transaction test, `jdat test` (also ./jdat.sh test --ia NAME ...: a
+#                                 first argument that is a jdat test option and no Maven one selects it:
+#                                 --ia --op --eps --iterations --server --client --conn-qual --poll
+#                                 --wait --json -t -w -i -P)
 #   ./jdat.sh <anything else>     the jdat tools (./jdat.sh perf ..., ./jdat.sh info ...): rebuilds
 #                                 jdat-tools/target/jdat-tools.jar when a source is newer, then runs
 #                                 java --enable-native-access=ALL-UNNAMED -jar jdat-tools.jar <args>
@@ -20,7 +24,7 @@ JVM_FLAGS=(--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=al
 
 mvnw() { (cd "$ROOT" && ./mvnw "$@"); }
 
-usage() { sed -n '2,10s/^# \{0,1\}//p' "$SELF"; }
+usage() { sed -n '2,14s/^# \{0,1\}//p' "$SELF"; }
 
 # Sums the per-module Surefire summaries ("Tests run: N, Failures: N, Errors: N, Skipped: N") of a
 # Maven log into one line "tests: P passed, F failed, S skipped" (F counts failures and errors).
@@ -49,6 +53,11 @@ case "${1:-}" in
         ;;
     test)
         shift
+        case "${1:-}" in
+            --ia|--ia=*|--op|--op=*|--eps|--eps=*|--iterations|--iterations=*|--server|--client|--client=*\
+            |--conn-qual|--conn-qual=*|--poll|--wait|--wait=*|--json|-t|-w|-i|-P)
+                exec "$SELF" tx "$@" ;;
+        esac
         mkdir -p "$ROOT/target"
         log="$ROOT/target/jdat-test.log"
         rc=0

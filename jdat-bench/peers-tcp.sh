@@ -2,7 +2,8 @@
 # TCP peers of jdat's tcp transport, measured on THIS machine over 127.0.0.1, to be run in the same session
 # as the JMH benchmarks they are compared with (io.jdat.bench.baseline.NioTcp*Bench and the tcp transport's).
 #
-#   jdat-bench/peers-tcp.sh [--reps N] [--only ucx,fi] [--out DIR] [--big-iters N] [--install]
+#   jdat-bench/peers-tcp.sh [--reps N] [--only ucx,fi] [--out DIR] [--big-iters N] [--sizes LIST] [--iters N]
+#                           [--install]
 #
 #   --reps N     : repetitions of every test (default 3); the table shows median and best
 #   --only LIST  : comma list of groups, default ucx,fi
@@ -11,6 +12,10 @@
 #   --out DIR    : raw tool logs and results.tsv go there (default /tmp/peers-tcp-DATE)
 #   --big-iters N: iterations of the 1 MiB tests (default 300, as run.sh: a tag_bw run then lasts only
 #                  ~40 ms and its figure swings ~2x between runs; more iterations do not cure that)
+#   --sizes LIST : comma list of sizes in bytes: run tag_lat, tag_bw and fi_pingpong at each (default: tag_lat
+#                  and fi_pingpong at 64, tag_bw and fi_pingpong at 1048576); sizes up to 4096 use --iters,
+#                  65536 a quarter of it, larger sizes --big-iters (what jdat-bench/compare.sh passes)
+#   --iters N    : iterations of the small-size tests (default 20000)
 #   --install    : first install the tools (apt-get install -y ucx-utils libfabric-bin; needs root).
 #                  Without it nothing is installed: a missing tool skips its group with a note.
 #
@@ -39,12 +44,16 @@ ONLY="ucx,fi"
 OUT=""
 INSTALL=0
 BIG=300
+SIZES=""
+ITERS=20000
 while [ $# -gt 0 ]; do
     case "$1" in
         --reps) REPS="$2"; shift 2 ;;
         --only) ONLY="$2"; shift 2 ;;
         --out) OUT="$2"; shift 2 ;;
         --big-iters) BIG="$2"; shift 2 ;;
+        --sizes) SIZES="$2"; shift 2 ;;
+        --iters) ITERS="$2"; shift 2 ;;
         --install) INSTALL=1; shift ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
@@ -52,6 +61,14 @@ while [ $# -gt 0 ]; do
 done
 case "$BIG" in ''|*[!0-9]*|0) echo "--big-iters needs a positive integer" >&2; exit 2 ;; esac
 case "$REPS" in ''|*[!0-9]*|0) echo "--reps needs a positive integer" >&2; exit 2 ;; esac
+case "$ITERS" in ''|*[!0-9]*|0) echo "--iters needs a positive integer" >&2; exit 2 ;; esac
+case "$SIZES" in *[!0-9,]*) echo "--sizes needs a comma list of byte counts, e.g. 64,4096,1048576" >&2; exit 2 ;; esac
+# iters_for SIZE: iterations of one test at SIZE
+iters_for() {
+    if [ "$1" -le 4096 ]; then echo "$ITERS"
+    elif [ "$1" -le 65536 ]; then echo $(( ITERS / 4 > 10 ? ITERS / 4 : 10 ))
+    else echo "$BIG"; fi
+}
 for g in ${ONLY//,/ }; do
     case "$g" in ucx|fi) ;; *) echo "unknown group in --only: $g (groups: ucx, fi)" >&2; exit 2 ;; esac
 done
@@ -192,8 +209,15 @@ ucx_test() { # ucx_test TEST SIZE ITERS REP
 if want ucx; then
     if have ucx_perftest; then
         for r in $(seq 1 "$REPS"); do
-            ucx_test tag_lat 64 20000 "$r"
-            ucx_test tag_bw 1048576 "$BIG" "$r"
+            if [ -z "$SIZES" ]; then
+                ucx_test tag_lat 64 "$ITERS" "$r"
+                ucx_test tag_bw 1048576 "$BIG" "$r"
+            else
+                for s in ${SIZES//,/ }; do
+                    ucx_test tag_lat "$s" "$(iters_for "$s")" "$r"
+                    ucx_test tag_bw "$s" "$(iters_for "$s")" "$r"
+                done
+            fi
         done
         log "ucx done"
     else
@@ -217,8 +241,9 @@ fi_test() { # fi_test SIZE ITERS REP
 if want fi; then
     if have fi_pingpong; then
         for r in $(seq 1 "$REPS"); do
-            fi_test 64 20000 "$r"
-            fi_test 1048576 "$BIG" "$r"
+            for s in $(if [ -z "$SIZES" ]; then echo 64 1048576; else echo "${SIZES//,/ }"; fi); do
+                fi_test "$s" "$(iters_for "$s")" "$r"
+            done
         done
         log "fi done"
     else

@@ -246,4 +246,14 @@ public interface Endpoint extends DatHandle, AutoCloseable {
      * @throws DatException {@code DAT_INVALID_PARAMETER}, {@code DAT_INVALID_HANDLE}
      */
     void setWatermark(int softHighWatermark, int hardHighWatermark);
+
+    /**
+     * The Endpoint's data transfer counters since it was created (not reset by {@code dat_ep_reset}): posted,
+     * completed, flushed and failed requests and receives, and the bytes they moved. A jdat extension with no
+     * DAT 1.2 function; counting allocates nothing on the post and completion paths.
+     *
+     * @return a snapshot
+     * @throws DatException {@code DAT_INVALID_HANDLE} when the Endpoint was freed
+     */
+    DtoCounters counters();
 }

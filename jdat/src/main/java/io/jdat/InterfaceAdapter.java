@@ -88,4 +88,13 @@ public interface InterfaceAdapter extends DatHandle, AutoCloseable {
 
     /** The provider's default Endpoint attributes (what {@code dat_ep_create} uses for NULL attributes). */
     EpAttr defaultEpAttr();
+
+    /**
+     * The data transfer counters of every Endpoint this IA has had, freed ones included (see
+     * {@link DtoCounters}). A jdat extension with no DAT 1.2 function.
+     *
+     * @return a snapshot: the sum over the Endpoints
+     * @throws DatException {@code DAT_INVALID_HANDLE} when the IA was closed
+     */
+    DtoCounters counters();
 }

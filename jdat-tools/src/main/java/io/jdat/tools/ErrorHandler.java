@@ -49,6 +49,12 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
      * @return its message, prefixed with the class for unexpected exceptions
      */
     static String describe(Throwable t) {
+        if (t instanceof DatException d && d.subtype() == io.jdat.DatReturnSubtype.NAME_NOT_REGISTERED) {
+            // Say which providers are here (e.g. before shm lands) and where to look.
+            java.util.List<String> names = io.jdat.Registry.entries().stream().map(io.jdat.RegistryEntry::iaName)
+                    .toList();
+            return t.getMessage() + "; registered IA names: " + String.join(", ", names) + " (jdat info)";
+        }
         if (t instanceof DatException || t instanceof PerfFailure) {
             return t.getMessage();
         }

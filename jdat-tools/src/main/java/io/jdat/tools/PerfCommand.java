@@ -9,14 +9,16 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code jdat perf}: a real transfer on a DAT provider inside this JVM (default: the embedded {@code mem}
- * provider). A server and a client thread each open the IA, connect with private data, and measure
- * send/recv, RDMA Write and RDMA Read latency and RDMA Write, RDMA Read and send bandwidth, verifying every
- * transfer. Prints one table; exit code 1 on any DAT error or wrong data.
+ * {@code jdat perf}: a real transfer on a DAT provider (default: the embedded {@code mem} provider), both sides
+ * in this JVM, or in two processes with {@code --server} / {@code --client ADDR} (a second DAT connection
+ * carries the settings and the phase barriers). The server and the client each open the IA, connect with
+ * private data, and measure send/recv, RDMA Write and RDMA Read latency and RDMA Write, RDMA Read and send
+ * bandwidth, verifying every transfer. Prints one table (or {@code --json}); exit code 1 on any DAT error or
+ * wrong data.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Measures latency and bandwidth between two IAs in this JVM (a server and a client "
-                + "thread), verifying every transfer.",
+        description = "Measures latency and bandwidth between two IAs, in this JVM (a server and a client "
+                + "thread) or in two processes (--server, --client ADDR), verifying every transfer.",
         sortOptions = false)
 public final class PerfCommand implements Callable<Integer> {
     /** The most memory one side registers: {@code 2 * window + 1} bulk buffers must fit. */
@@ -62,14 +64,64 @@ public final class PerfCommand implements Callable<Integer> {
             description = "Fail when any wait makes no progress for this long (default: ${DEFAULT-VALUE}).")
     private int timeout;
 
+    @Option(names = "--counters", description = "After the table, print each IA's DTO counters (posted, completed, "
+            + "flushed, errors, bytes: InterfaceAdapter.counters()).")
+    private boolean counters;
+
+    @picocli.CommandLine.ArgGroup(exclusive = true)
+    private Mode mode;
+
+    /** One process (default), the server, or the client. */
+    static final class Mode {
+        @Option(names = "--server", required = true, description = "Be the server of a two-process run: listen "
+                + "on --conn-qual (control) and the next qualifier (measured connection), take the client's "
+                + "settings, serve one run, exit 0.")
+        boolean server;
+
+        @Option(names = "--client", paramLabel = "ADDR", required = true, converter = TxAddress.Converter.class,
+                description = "Be the client of a two-process run, connecting to ADDR: HOST[:QUALIFIER] (tcp: "
+                        + "QUALIFIER is the port; the measured connection uses QUALIFIER + 1).")
+        TxAddress client;
+    }
+
+    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "0",
+            description = "--server: give up when no client connects within this time (default: 0, wait forever).")
+    private int wait;
+
+    @Option(names = "--json", description = "Print the results as one JSON object (operation, size, median_us, "
+            + "p99_us, mb_per_s per row) instead of the table.")
+    private boolean json;
+
     /** Creates the command (picocli instantiates it). */
     public PerfCommand() {
     }
 
     @Override
     public Integer call() {
+        if (mode != null && mode.server) {
+            require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
+            require(wait >= 0, "--wait must not be negative");
+            java.io.PrintWriter err = spec.commandLine().getErr();
+            PerfConfig served = PerfRun.runServer(ia, connQual, timeout, wait, () -> {
+                err.println("jdat perf server: IA \"" + ia + "\" listening on qualifiers " + connQual + " and "
+                        + (connQual + 1));
+                err.flush();
+            });
+            err.println("jdat perf server: served a run (" + served.sizes().size() + " size(s), "
+                    + served.iterations() + " iterations)");
+            err.flush();
+            return 0;
+        }
         PerfConfig config = config();
-        PerfRun.run(config, new ResultTable(spec.commandLine().getOut(), config));
+        if (mode != null) {
+            PerfConfig c = mode.client.connQual() < 0 ? config : new PerfConfig(config.iaName(),
+                    mode.client.connQual(), config.sizes(), config.warmup(), config.iterations(), config.bwSize(),
+                    config.bwBytes(), config.window(), config.timeoutSeconds());
+            PerfRun.runClient(c, mode.client.address(),
+                    new ResultTable(spec.commandLine().getOut(), c, counters, json));
+        } else {
+            PerfRun.run(config, new ResultTable(spec.commandLine().getOut(), config, counters, json));
+        }
         return 0;
     }
 

@@ -65,6 +65,10 @@ final class PerfRun {
         try {
             join(st);
             join(ct);
+            if (sync.failure() == null && client.side != null && server.side != null) {
+                table.counters(client.side, server.side);
+                table.end();
+            }
         } finally {
             close(client.side);
             close(server.side);
@@ -75,6 +79,67 @@ final class PerfRun {
         }
         if (f instanceof Error e) {
             throw e;
+        }
+    }
+
+    /**
+     * The server of a two-process run: accepts the client's control connection on {@code connQual}, takes its
+     * settings, serves the measured connection on {@code connQual + 1}, and returns when the client
+     * disconnected.
+     *
+     * @param iaName         this side's IA
+     * @param connQual       the control qualifier
+     * @param timeoutSeconds the wait limit before the settings arrive
+     * @param waitSeconds    how long to wait for a client (0: forever)
+     * @param listening      called once the control qualifier listens
+     * @return the settings the client sent
+     */
+    static PerfConfig runServer(String iaName, long connQual, int timeoutSeconds, int waitSeconds, Runnable listening) {
+        PerfControl control = PerfControl.acceptAfter(iaName, connQual, timeoutSeconds, waitSeconds, listening);
+        try (control) {
+            PerfConfig config = control.receiveConfig(iaName, connQual + 1);
+            Sync sync = new Sync(control);
+            control.watch(sync);
+            ServerFlow server = new ServerFlow(config, BufferLayout.of(config), plan(config), sync);
+            try {
+                server.run();
+                control.await("end");
+            } finally {
+                close(server.side);
+            }
+            return config;
+        }
+    }
+
+    /**
+     * The client of a two-process run: connects the control connection to {@code server} on
+     * {@code config.connQual()}, sends the settings, measures over a second connection on the next
+     * qualifier, and prints the table.
+     *
+     * @param config the settings ({@code connQual}: the server's control qualifier)
+     * @param server the server's IA address
+     * @param table  where the results go
+     */
+    static void runClient(PerfConfig config, java.net.SocketAddress server, ResultTable table) {
+        try (PerfControl control = PerfControl.connect(config.iaName(), server, config.connQual(),
+                config.timeoutSeconds())) {
+            control.sendConfig(config);
+            PerfConfig data = new PerfConfig(config.iaName(), config.connQual() + 1, config.sizes(), config.warmup(),
+                    config.iterations(), config.bwSize(), config.bwBytes(), config.window(), config.timeoutSeconds());
+            Sync sync = new Sync(control);
+            sync.serverAddress(server);
+            control.watch(sync);
+            ClientFlow client = new ClientFlow(data, BufferLayout.of(data), plan(data), sync, table);
+            try {
+                client.run();
+                control.await("end");
+                if (client.side != null) {
+                    table.counters(client.side, null);
+                }
+                table.end();
+            } finally {
+                close(client.side);
+            }
         }
     }
 

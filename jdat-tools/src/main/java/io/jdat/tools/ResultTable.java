@@ -16,6 +16,12 @@ final class ResultTable {
     private final PrintWriter out;
     private final PerfConfig config;
     private final String micro;
+    private final boolean counters;
+    private final boolean json;
+    private final java.util.List<PerfResult> rows = new java.util.ArrayList<>();
+    private final java.util.List<String> countLines = new java.util.ArrayList<>();
+    private String provider = "";
+    private String address = "";
 
     /**
      * Creates the table.
@@ -24,9 +30,47 @@ final class ResultTable {
      * @param config the run settings, for the header
      */
     ResultTable(PrintWriter out, PerfConfig config) {
+        this(out, config, false, false);
+    }
+
+    /**
+     * Creates the table.
+     *
+     * @param out      where to print
+     * @param config   the run settings, for the header
+     * @param counters whether to print the IAs' DTO counters after the footer
+     * @param json     print one JSON object at the {@linkplain #end() end} instead of the table
+     */
+    ResultTable(PrintWriter out, PerfConfig config, boolean counters, boolean json) {
         this.out = out;
         this.config = config;
         this.micro = canPrintMicro() ? "µs" : "us";
+        this.counters = counters;
+        this.json = json;
+    }
+
+    /**
+     * Prints the DTO counters of both IAs, when asked for ({@code --counters}).
+     *
+     * @param client the client side
+     * @param server the server side, or {@code null} in a two-process run
+     */
+    synchronized void counters(PerfSide client, PerfSide server) {
+        if (!counters) {
+            return;
+        }
+        PerfSide[] sides = server == null ? new PerfSide[] {client} : new PerfSide[] {client, server};
+        if (json) {
+            for (PerfSide s : sides) {
+                countLines.add(TxReport.str(s.role + " IA") + ":" + CounterFormat.json(s.ia.counters()));
+            }
+            return;
+        }
+        out.println();
+        for (PerfSide s : sides) {
+            out.printf(Locale.ROOT, "%-10s %s%n", s.role + " IA:", CounterFormat.line(s.ia.counters()));
+        }
+        out.flush();
     }
 
     /**
@@ -37,10 +81,15 @@ final class ResultTable {
      */
     synchronized void header(PerfSide client, SocketAddress serverAddress) {
         ProviderAttr p = client.providerAttr;
+        provider = p.providerName() + " " + p.providerVersionMajor() + "." + p.providerVersionMinor();
+        address = TxClient.display(serverAddress);
+        if (json) {
+            return;
+        }
         out.printf(Locale.ROOT, "jdat perf: provider %s %d.%d (uDAPL %d.%d), IA \"%s\", address %s, "
                 + "connection qualifier %d%n",
                 p.providerName(), p.providerVersionMajor(), p.providerVersionMinor(), p.daplVersionMajor(),
-                p.daplVersionMinor(), config.iaName(), serverAddress, config.connQual());
+                p.daplVersionMinor(), config.iaName(), TxClient.display(serverAddress), config.connQual());
         out.printf(Locale.ROOT, "JDK %s; latency: %,d iterations + %,d warm-up; bandwidth: %,d x %s, "
                 + "%d outstanding%n",
                 VersionProvider.jvm(), config.iterations(), config.warmup(), config.bwCount(),
@@ -56,6 +105,10 @@ final class ResultTable {
      * @param r the measured row
      */
     synchronized void row(PerfResult r) {
+        if (json) {
+            rows.add(r);
+            return;
+        }
         out.printf(Locale.ROOT, ROW, r.operation(), Sizes.format(r.size()), number(r.medianMicros(), 2),
                 number(r.p99Micros(), 2), number(r.mbPerSecond(), r.mbPerSecond() < 100 ? 2 : 0));
         out.flush();
@@ -63,10 +116,46 @@ final class ResultTable {
 
     /** Prints the footer. */
     synchronized void footer() {
+        if (json) {
+            return;
+        }
         out.println();
         out.println("median/p99: one-way latency (RTT/2) for the ping-pongs, post-to-completion for RDMA read;");
         out.println("MB/s = 10^6 bytes/s. Every transfer was verified (sequence stamps and payload patterns).");
         out.flush();
+    }
+
+    /**
+     * With {@code --json}: prints the run as one JSON object (settings, one entry per row, the counters when
+     * asked for). Called once the run succeeded.
+     */
+    synchronized void end() {
+        if (!json) {
+            return;
+        }
+        StringBuilder b = new StringBuilder("{\"provider\":").append(TxReport.str(provider))
+                .append(",\"ia\":").append(TxReport.str(config.iaName()))
+                .append(",\"address\":").append(TxReport.str(address))
+                .append(",\"iterations\":").append(config.iterations()).append(",\"warmup\":").append(config.warmup())
+                .append(",\"window\":").append(config.window()).append(",\"results\":[");
+        for (int i = 0; i < rows.size(); i++) {
+            PerfResult r = rows.get(i);
+            b.append(i == 0 ? "" : ",").append("{\"operation\":").append(TxReport.str(r.operation()))
+                    .append(",\"size\":").append(r.size())
+                    .append(",\"median_us\":").append(json(r.medianMicros()))
+                    .append(",\"p99_us\":").append(json(r.p99Micros()))
+                    .append(",\"mb_per_s\":").append(json(r.mbPerSecond())).append('}');
+        }
+        b.append(']');
+        if (!countLines.isEmpty()) {
+            b.append(",\"counters\":{").append(String.join(",", countLines)).append('}');
+        }
+        out.println(b.append('}'));
+        out.flush();
+    }
+
+    private static String json(double v) {
+        return Double.isNaN(v) ? "null" : String.format(Locale.ROOT, "%.3f", v);
     }
 
     private static String number(double v, int decimals) {

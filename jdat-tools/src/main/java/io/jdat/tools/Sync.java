@@ -7,9 +7,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The control plane between the server and the client thread of one run: phase barriers, the server's
+ * The control plane between the server and the client side of one run: phase barriers, the server's
  * address, and the first failure, which aborts the other side's barriers and busy-wait loops. Everything
- * the test data needs (region addresses, payloads) goes through DAT; only this coordination is in-JVM.
+ * the test data needs (region addresses, payloads) goes through DAT. In one JVM the barriers are a
+ * {@link Phaser}; in two processes ({@code jdat perf --server} / {@code --client}) a {@link Barrier} over a
+ * second DAT connection ({@link PerfControl}), and a failure aborts only this process's side.
  */
 final class Sync {
     private static final long SLICE_NANOS = 100_000_000L;
@@ -18,9 +20,30 @@ final class Sync {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean aborted;
     private volatile SocketAddress serverAddress;
+    private final Barrier barrier;
 
-    /** Creates the control plane of a server and a client. */
+    /** A barrier with the peer process: returns once the peer reached the same phase. */
+    interface Barrier {
+        /**
+         * Meets the peer.
+         *
+         * @param phase the phase name, for messages
+         */
+        void await(String phase);
+    }
+
+    /** Creates the control plane of a server and a client in this JVM. */
     Sync() {
+        this(null);
+    }
+
+    /**
+     * Creates the control plane of one side, meeting the peer process through {@code barrier}.
+     *
+     * @param barrier the barrier, or {@code null} for two threads of this JVM
+     */
+    Sync(Barrier barrier) {
+        this.barrier = barrier;
     }
 
     /**
@@ -32,6 +55,10 @@ final class Sync {
      */
     void await(String phase) {
         checkAborted();
+        if (barrier != null) {
+            barrier.await(phase);
+            return;
+        }
         int p = phaser.arrive();
         while (true) {
             try {

@@ -68,6 +68,67 @@ class PerfCommandTest {
     }
 
     @Test
+    void countersOptionPrintsBothIasCounters() {
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "-n", "100", "--warmup", "0",
+                "--bw-size", "64K", "--bw-bytes", "1M", "--window", "4", "--conn-qual", qual(), "--counters"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        for (String side : List.of("client", "server")) {
+            java.util.regex.Matcher m = Pattern.compile("(?m)^" + side + " IA: +posted ([0-9,]+), completed ([0-9,]+), "
+                    + "flushed 0, errors 0, bytes [0-9,]+ \\(requests").matcher(r.out());
+            assertTrue(m.find(), r.out());
+            assertEquals(m.group(1), m.group(2), "everything posted completed: " + m.group());
+        }
+    }
+
+    @Test
+    void jsonPrintsOneObjectWithEveryRow() {
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "-n", "100", "--warmup", "0",
+                "--sizes", "64,4K", "--bw-size", "64K", "--bw-bytes", "1M", "--window", "4", "--conn-qual", qual(),
+                "--json", "--counters"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        String json = r.out().strip();
+        assertEquals(1, json.lines().count(), json);
+        assertTrue(json.startsWith("{\"provider\":\"jdat-mem 1.0\",\"ia\":\"mem\""), json);
+        assertTrue(Pattern.compile("\\{\"operation\":\"send/recv ping-pong\",\"size\":4096,\"median_us\":[0-9.]+,"
+                + "\"p99_us\":[0-9.]+,\"mb_per_s\":null}").matcher(json).find(), json);
+        assertTrue(Pattern.compile("\\{\"operation\":\"RDMA write stream\",\"size\":65536,\"median_us\":null,"
+                + "\"p99_us\":null,\"mb_per_s\":[0-9.]+}").matcher(json).find(), json);
+        assertTrue(json.contains("\"counters\":{\"client IA\":{\"requests_posted\":"), json);
+        assertEquals(9, json.split("\"operation\"", -1).length - 1, json);
+    }
+
+    @Test
+    void serverAndClientInTwoRolesOverTcp() throws Exception {
+        String port = TestCommandTest.qual("tcp");
+        java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CompletableFuture<PerfConfig> server = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, listening::countDown));
+        assertTrue(listening.await(30, java.util.concurrent.TimeUnit.SECONDS), "the server did not listen");
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "--ia", "tcp", "--client",
+                "127.0.0.1:" + port, "-n", "200", "--warmup", "20", "--sizes", "64,1K", "--bw-size", "64K",
+                "--bw-bytes", "1M", "--window", "4", "--counters"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        assertTrue(r.out().contains("provider jdat-tcp"), r.out());
+        assertRow(r.out(), "send/recv ping-pong", "1 KiB", false);
+        assertRow(r.out(), "RDMA read", "64 B", false);
+        assertRow(r.out(), "send stream", "64 KiB", true);
+        assertTrue(r.out().contains("client IA: posted"), r.out());
+        PerfConfig served = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> server.get());
+        assertEquals(List.of(64L, 1024L), served.sizes(), "the server ran the client's settings");
+        assertEquals(200, served.iterations());
+        assertEquals(0, Registry.openCount("tcp"));
+    }
+
+    @Test
+    void clientWithoutServerIsOneLineAndExitCode1() {
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> jdat("perf", "--ia", "tcp", "--client",
+                "127.0.0.1:" + TestCommandTest.qual("tcp"), "--timeout", "3"));
+        assertEquals(1, r.exitCode(), r.out() + r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains("NON_PEER_REJECTED (is 'jdat perf --server' running there"), r.err());
+    }
+
+    @Test
     void unknownIaFailsWithOneReadableLineAndExitCode1() {
         Run r = jdat("perf", "--ia", "no-such-ia", "-n", "10", "--conn-qual", qual());
         assertEquals(1, r.exitCode());

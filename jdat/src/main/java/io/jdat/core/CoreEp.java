@@ -8,6 +8,7 @@ import io.jdat.Dat;
 import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
 import io.jdat.DtoCompletionStatus;
+import io.jdat.DtoCounters;
 import io.jdat.Endpoint;
 import io.jdat.EpAttr;
 import io.jdat.EpParam;
@@ -107,6 +108,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
      * that the EP object keeps its size and layout.
      */
     private CoreSrq.Held srqHeld;
+    /** The DTO counters ({@code Endpoint.counters()}); each group of fields has one writer, see there. */
+    final EpCounters counters = new EpCounters();
 
     /**
      * The request ring's counters, in their own padded object: the peer's receive path reads this EP's
@@ -563,6 +566,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             if (b.totalLength() == 0) {
                 return true;
             }
+            counters.recvPzFailed++;
             if (recvEvd != null) {
                 recvEvd.postDto(this, b.cookie, DtoCompletionStatus.ERR_LOCAL_PROTECTION, 0, true);
             }
@@ -694,6 +698,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             }
             if (s == S.D) {
                 // RDR-10, SND-06, RWR-05: accepted and flushed at once, even with SUPPRESS.
+                counters.reqPosted++;
+                counters.reqFlushed++;
                 postRequestCompletion(op, null, cookie, flags, DtoCompletionStatus.ERR_FLUSHED, 0);
                 return;
             }
@@ -706,6 +712,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             } else {
                 wr.set(op, flags, 0, 0, local);
             }
+            counters.reqPosted++;
             commitRequest(wr, cookie, null);
         } finally {
             txLock.unlock();
@@ -790,6 +797,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             resolveLocal(b == null ? recvScratch : b, n, iov, MemPriv.LOCAL_WRITE, a.maxRecvIov(), 3, pz);
             if (flushNow) {
                 // RCV-08: flushed at once.
+                counters.recvPosted++;
+                counters.recvFlushed++;
                 if (recvEvd != null) {
                     recvEvd.postDto(this, cookie, DtoCompletionStatus.ERR_FLUSHED, 0, true);
                 }
@@ -799,6 +808,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
                 throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "max_recv_dtos " + q.capacity + " posted (RCV-10)");
             }
+            counters.recvPosted++;
             q.publish(b, cookie, flags);
             if (softHw != Dat.WATERMARK_INFINITE || hardHw != Dat.WATERMARK_INFINITE) {
                 checkWatermarks();
@@ -826,6 +836,12 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             hardHw = Dat.WATERMARK_INFINITE;
             Timers.execute(this::broken);
         }
+    }
+
+    @Override
+    public DtoCounters counters() {
+        checkAlive();
+        return counters.snapshot();
     }
 
     @Override
@@ -889,6 +905,10 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         q.release();
         boolean ok = length <= buffer.totalLength() && length >= 0;
         DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
+        counters.recvCompleted(status, ok ? length : 0);
+        if (JfrEvents.wanted(status, length)) {
+            JfrEvents.dto(this, "RECV", status, ok ? length : 0, cookie);
+        }
         CoreEvd evd = recvEvd;
         if (evd != null) {
             evd.postDto(this, cookie, status, ok ? length : 0,
@@ -934,6 +954,10 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         boolean ok = length <= e.totalLength() && length >= 0;
         sq.recycle(e); // a post may refill it from now on: read nothing of it below
         DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
+        counters.recvCompleted(status, ok ? length : 0);
+        if (JfrEvents.wanted(status, length)) {
+            JfrEvents.dto(this, "RECV", status, ok ? length : 0, cookie);
+        }
         postSrqCompletion(sq, cookie, status, ok ? length : 0,
                 CompletionRules.recvNotifies(attr.recvCompletionFlags(), CompletionFlags.DEFAULT, solicited, ok));
     }
@@ -1006,6 +1030,12 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         int flags = wr.completionFlags();
         if (rmr != null && status != DtoCompletionStatus.SUCCESS) {
             rmr.bindFailed(wr.remoteContext()); // RMB-05: a failed bind binds nothing
+        }
+        if (op != WorkRequest.Op.RMR_BIND) {
+            counters.requestCompleted(status, length);
+            if (JfrEvents.wanted(status, length)) {
+                JfrEvents.dto(this, op.name(), status, length, cookie);
+            }
         }
         req.head = head + 1; // volatile: the slot may be reused; pairs with the DP check in disconnect
         postRequestCompletion(op, rmr, cookie, flags, status, length);
@@ -1186,9 +1216,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             state = S.C;
             cancelTimer();
             attempt = null;
-            if (connectEvd != null) {
-                connectEvd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, this, peerPrivateData);
-            }
+            connectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, peerPrivateData);
             return this;
         } finally {
             lock.unlock();
@@ -1305,9 +1333,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             }
             channel = ch;
             state = S.C;
-            if (connectEvd != null) {
-                connectEvd.postConnection(EventNumber.CONNECTION_EVENT_ESTABLISHED, this, null);
-            }
+            connectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
             return this;
         } finally {
             lock.unlock();
@@ -1414,8 +1440,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             try {
                 flushLocked();
                 flushPending = false;
-                if (connectEvd != null && event != null) {
-                    connectEvd.postConnection(event, this, null);
+                if (event != null) {
+                    connectionEvent(event, null);
                 }
             } finally {
                 lock.unlock();
@@ -1435,11 +1461,14 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             req.head++;
             if (rmr != null) {
                 rmr.bindFailed(wr.remoteContext()); // a flushed bind binds nothing
+            } else {
+                counters.reqFlushed++;
             }
             postRequestCompletion(wr.op(), rmr, reqCookie[idx], wr.completionFlags(), DtoCompletionStatus.ERR_FLUSHED, 0);
         }
         CoreEvd evd = recvEvd;
         recvQueue.flush(b -> {
+            counters.recvFlushed++;
             if (evd != null) {
                 evd.postDto(this, b.cookie, DtoCompletionStatus.ERR_FLUSHED, 0, true);
             }
@@ -1451,8 +1480,17 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             h.drain(e -> {
                 long cookie = e.cookie;
                 sq.recycle(e);
+                counters.recvFlushed++;
                 postSrqCompletion(sq, cookie, DtoCompletionStatus.ERR_FLUSHED, 0, true);
             });
+        }
+    }
+
+    /** Reports a connection event to the connect EVD and to JFR ({@link JfrEvents}); lock held. */
+    private void connectionEvent(EventNumber n, byte[] pd) {
+        JfrEvents.connection(this, n, remoteAddress, connectedQual);
+        if (connectEvd != null) {
+            connectEvd.postConnection(n, this, pd);
         }
     }
 

@@ -8,6 +8,7 @@ import io.jdat.Dat;
 import io.jdat.DatHandle;
 import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
+import io.jdat.DtoCounters;
 import io.jdat.Endpoint;
 import io.jdat.EpAttr;
 import io.jdat.EpCreatorForPsp;
@@ -71,6 +72,8 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     final MemoryTable memory = new MemoryTable();
     final SharedMemoryIds sharedMemory = new SharedMemoryIds();
     private final LinkedHashSet<CoreObject> objects = new LinkedHashSet<>();
+    /** The counters of the Endpoints freed so far (guarded by {@link #objects}). */
+    private DtoCounters retired = DtoCounters.ZERO;
     private final java.util.concurrent.ConcurrentHashMap<Long, ServicePoint> servicePoints =
             new java.util.concurrent.ConcurrentHashMap<>();
     private final EventDispatcher asyncHandle;
@@ -141,7 +144,23 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
 
     void unregister(CoreObject o) {
         synchronized (objects) {
-            objects.remove(o);
+            if (objects.remove(o) && o instanceof CoreEp ep) {
+                retired = retired.plus(ep.counters.snapshot());
+            }
+        }
+    }
+
+    @Override
+    public DtoCounters counters() {
+        checkAlive();
+        synchronized (objects) {
+            DtoCounters sum = retired;
+            for (CoreObject o : objects) {
+                if (o instanceof CoreEp ep) {
+                    sum = sum.plus(ep.counters.snapshot());
+                }
+            }
+            return sum;
         }
     }
 

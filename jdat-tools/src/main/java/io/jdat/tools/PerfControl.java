@@ -1,0 +1,328 @@
+package io.jdat.tools;
+
+import io.jdat.CloseFlags;
+import io.jdat.CompletionFlags;
+import io.jdat.ConnectFlags;
+import io.jdat.ConnectionRequest;
+import io.jdat.CrParam;
+import io.jdat.DatEvent;
+import io.jdat.DatException;
+import io.jdat.DtoCompletionStatus;
+import io.jdat.Endpoint;
+import io.jdat.EvdFlags;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.ProtectionZone;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.Qos;
+import io.jdat.RegionDescription;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The control connection of a two-process {@code jdat perf}: its own IA and Endpoint, connected on the
+ * qualifier the user gives (the measured connection uses the next one). The client sends the run's
+ * settings in the first message; after that every {@link Sync#await} is one Send each way
+ * ({@link Sync.Barrier}). A watcher thread turns the end of this connection (the peer failed or was
+ * killed) into a failure of this side, so it stops at once instead of at its timeout.
+ */
+final class PerfControl implements Sync.Barrier, AutoCloseable {
+    private static final long MAGIC = 0x6A64617463746C31L; // "jdatctl1"
+    private static final int SLOTS = 8;
+    private static final int SLOT = 1024;
+    private static final int KIND_CONFIG = 1;
+    private static final int KIND_BARRIER = 2;
+
+    private final InterfaceAdapter ia;
+    private final Arena arena = Arena.ofShared();
+    private final ProtectionZone pz;
+    private final EventDispatcher recvEvd;
+    private final EventDispatcher reqEvd;
+    private final EventDispatcher connEvd;
+    private final Endpoint ep;
+    private final MemorySegment mem;
+    private final Lmr lmr;
+    private final DatEvent ev = new DatEvent();
+    private final long timeoutNanos;
+    private final String role;
+    private long received;
+    private long phase;
+    private volatile boolean closing;
+    private Thread watcher;
+
+    private PerfControl(String role, String iaName, int timeoutSeconds) {
+        this.role = role;
+        this.timeoutNanos = timeoutSeconds * 1_000_000_000L;
+        ia = InterfaceAdapter.open(iaName, 16, null);
+        try {
+            pz = ProtectionZone.create(ia);
+            recvEvd = EventDispatcher.create(ia, SLOTS + 2, null, EvdFlags.DTO);
+            reqEvd = EventDispatcher.create(ia, 4, null, EvdFlags.DTO);
+            connEvd = EventDispatcher.create(ia, 4, null, EvdFlags.CONNECTION);
+            ep = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, null);
+            mem = arena.allocate((long) (SLOTS + 1) * SLOT, 256);
+            lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(mem), mem.byteSize(), pz,
+                    MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
+            for (int i = 0; i < SLOTS; i++) {
+                postRecv(i);
+            }
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * The server's side: listens on {@code connQual} and accepts the first client.
+     *
+     * @param iaName         the IA to open
+     * @param connQual       the qualifier
+     * @param timeoutSeconds the wait limit of barriers and messages
+     * @param waitSeconds    how long to wait for a client (0: forever)
+     * @param listening      called once the qualifier listens
+     * @return the connected control
+     */
+    static PerfControl acceptAfter(String iaName, long connQual, int timeoutSeconds, int waitSeconds,
+            Runnable listening) {
+        PerfControl c = new PerfControl("server", iaName, timeoutSeconds);
+        try {
+            EventDispatcher crEvd = EventDispatcher.create(c.ia, 4, null, EvdFlags.CR);
+            PublicServicePoint psp = PublicServicePoint.create(c.ia, connQual, crEvd, PspFlags.CONSUMER);
+            listening.run();
+            long start = System.nanoTime();
+            while (true) {
+                if (!crEvd.waitFor(100_000, 1, c.ev)) {
+                    if (waitSeconds > 0 && System.nanoTime() - start > waitSeconds * 1_000_000_000L) {
+                        throw new PerfFailure("server: no client connected within " + waitSeconds + " s");
+                    }
+                    continue;
+                }
+                ConnectionRequest cr = c.ev.cr();
+                byte[] pd = cr.query(CrParam.FIELD_ALL).privateData();
+                if (pd.length != 8 || ByteBuffer.wrap(pd).getLong() != MAGIC) {
+                    cr.reject(); // not a jdat perf client: wait for one
+                    continue;
+                }
+                cr.accept(c.ep, 8, pd);
+                break;
+            }
+            c.expectConnection("client connection");
+            psp.free();
+            crEvd.free();
+            return c;
+        } catch (RuntimeException | Error e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The client's side: connects to the server's control qualifier.
+     *
+     * @param iaName         the IA to open
+     * @param server         the server's IA address
+     * @param connQual       the qualifier
+     * @param timeoutSeconds the wait limit
+     * @return the connected control
+     */
+    static PerfControl connect(String iaName, SocketAddress server, long connQual, int timeoutSeconds) {
+        PerfControl c = new PerfControl("client", iaName, timeoutSeconds);
+        try {
+            byte[] pd = ByteBuffer.allocate(8).putLong(MAGIC).array();
+            c.ep.connect(server, connQual, (int) Math.min(c.timeoutNanos / 1000, Integer.MAX_VALUE), pd.length, pd,
+                    Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
+            c.expectConnection("connecting to " + TxClient.display(server) + " qualifier " + connQual);
+            return c;
+        } catch (RuntimeException | Error e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private void expectConnection(String what) {
+        long start = System.nanoTime();
+        while (!connEvd.waitFor(100_000, 1, ev)) {
+            if (System.nanoTime() - start > timeoutNanos) {
+                throw new PerfFailure(role + ": " + what + ": no connection within " + timeoutNanos / 1_000_000_000L
+                        + " s");
+            }
+        }
+        if (ev.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+            throw new PerfFailure(role + ": " + what + " failed: " + ev.eventNumber().datName()
+                    + (ev.eventNumber() == EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED
+                            ? " (is 'jdat perf --server' running there, on that qualifier?)" : ""));
+        }
+    }
+
+    /**
+     * From now on, the end of the control connection fails {@code sync} (the peer failed or went away).
+     *
+     * @param sync this side's control plane
+     */
+    void watch(Sync sync) {
+        watcher = new Thread(() -> {
+            DatEvent e = new DatEvent();
+            try {
+                while (!connEvd.waitFor(200_000, 1, e)) {
+                    // until the connection ends, or the IA closes (DAT_ABORT)
+                }
+                if (!closing) {
+                    sync.fail(new PerfFailure(role + ": the peer ended the control connection ("
+                            + e.eventNumber().datName() + "): it failed or was stopped", true));
+                }
+            } catch (DatException ex) {
+                // closed meanwhile
+            }
+        }, "jdat-perf-control");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
+    /** Sends the run's settings (client). */
+    void sendConfig(PerfConfig c) {
+        ByteBuffer b = ByteBuffer.allocate(SLOT).putLong(MAGIC).putInt(KIND_CONFIG).putInt(c.sizes().size());
+        if (c.sizes().size() > (SLOT - 64) / 8) {
+            throw new PerfFailure("too many --sizes for a two-process run (at most " + (SLOT - 64) / 8 + ")");
+        }
+        for (long s : c.sizes()) {
+            b.putLong(s);
+        }
+        b.putInt(c.warmup()).putInt(c.iterations()).putLong(c.bwSize()).putLong(c.bwBytes()).putInt(c.window())
+                .putInt(c.timeoutSeconds());
+        send(b.array(), b.position());
+    }
+
+    /**
+     * Receives the run's settings (server).
+     *
+     * @param iaName   the server's IA name
+     * @param connQual the qualifier of the measured connection
+     * @return the client's settings with this side's IA name
+     */
+    PerfConfig receiveConfig(String iaName, long connQual) {
+        ByteBuffer b = receive("the client's settings", KIND_CONFIG);
+        int n = b.getInt();
+        if (n < 1 || n > (SLOT - 64) / 8) {
+            throw new PerfFailure("server: bad settings from the client (" + n + " sizes)");
+        }
+        List<Long> sizes = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            sizes.add(b.getLong());
+        }
+        int warmup = b.getInt();
+        int iterations = b.getInt();
+        long bwSize = b.getLong();
+        long bwBytes = b.getLong();
+        int window = b.getInt();
+        int timeout = b.getInt();
+        return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSize, bwBytes, window, timeout);
+    }
+
+    @Override
+    public void await(String phaseName) {
+        long k = ++phase;
+        ByteBuffer b = ByteBuffer.allocate(24).putLong(MAGIC).putInt(KIND_BARRIER).putInt(0).putLong(k);
+        send(b.array(), b.position());
+        ByteBuffer r = receive("phase '" + phaseName + "'", KIND_BARRIER);
+        r.getInt();
+        long got = r.getLong();
+        if (got != k) {
+            throw new PerfFailure(role + ": out of step with the peer at phase '" + phaseName + "' (#" + k + ", peer #"
+                    + got + "): do both sides run the same jdat version?");
+        }
+    }
+
+    private void send(byte[] data, int length) {
+        MemorySegment.copy(data, 0, mem, java.lang.foreign.ValueLayout.JAVA_BYTE, (long) SLOTS * SLOT, length);
+        ep.postSend(1, new LmrTriplet[] {lmr.triplet((long) SLOTS * SLOT, length)}, phase, CompletionFlags.DEFAULT);
+        DatEvent e = next(reqEvd, "the control send's completion");
+        if (e.status() != DtoCompletionStatus.SUCCESS) {
+            throw new PerfFailure(role + ": control send failed: " + Poller.statusName(e.status())
+                    + " (the peer went away)", true);
+        }
+    }
+
+    private ByteBuffer receive(String what, int kind) {
+        DatEvent e = next(recvEvd, what);
+        if (e.status() != DtoCompletionStatus.SUCCESS) {
+            throw new PerfFailure(role + ": waiting for " + what + ": " + Poller.statusName(e.status())
+                    + " (the peer went away)", true);
+        }
+        int slot = (int) (received++ % SLOTS);
+        byte[] data = new byte[(int) e.transferredLength()];
+        MemorySegment.copy(mem, java.lang.foreign.ValueLayout.JAVA_BYTE, (long) slot * SLOT, data, 0, data.length);
+        postRecv(slot);
+        ByteBuffer b = ByteBuffer.wrap(data);
+        if (data.length < 12 || b.getLong() != MAGIC || b.getInt() != kind) {
+            throw new PerfFailure(role + ": waiting for " + what + ": the peer sent something else");
+        }
+        return b;
+    }
+
+    private void postRecv(int slot) {
+        ep.postRecv(1, new LmrTriplet[] {lmr.triplet((long) slot * SLOT, SLOT)}, slot, CompletionFlags.DEFAULT);
+    }
+
+    private DatEvent next(EventDispatcher evd, String what) {
+        long start = System.nanoTime();
+        while (!evd.waitFor(100_000, 1, ev)) {
+            if (System.nanoTime() - start > timeoutNanos) {
+                throw new PerfFailure(role + ": " + what + ": nothing arrived within " + timeoutNanos / 1_000_000_000L
+                        + " s");
+            }
+        }
+        if (ev.eventNumber() != EventNumber.DTO_COMPLETION_EVENT) {
+            throw new PerfFailure(role + ": " + what + ": unexpected " + ev.eventNumber());
+        }
+        return ev;
+    }
+
+    /**
+     * Disconnects gracefully (so the last message reaches the peer before the connection ends), waits up to
+     * a second for that, then closes the IA abruptly and frees the memory.
+     */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            if (ep != null && ep.getStatus().epState() == io.jdat.EpState.CONNECTED) {
+                ep.disconnect(CloseFlags.GRACEFUL);
+                if (watcher != null) {
+                    watcher.join(1000);
+                } else {
+                    connEvd.waitFor(1_000_000, 1, ev);
+                }
+            }
+        } catch (DatException e) {
+            // already gone
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            if (ia != null) {
+                ia.close(CloseFlags.ABRUPT);
+            }
+        } catch (DatException e) {
+            // already closed
+        } finally {
+            arena.close();
+        }
+        if (watcher != null) {
+            try {
+                watcher.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

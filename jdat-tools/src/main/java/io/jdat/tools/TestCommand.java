@@ -1,0 +1,151 @@
+package io.jdat.tools;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code jdat test}: a transaction test in the manner of dapltest's {@code -T T}. {@code threads} client
+ * threads each connect {@code eps} endpoints to a server, which runs as many threads; every iteration, each
+ * endpoint runs the op list (Sends, RDMA Writes and RDMA Reads, each posted by the client or the server,
+ * with a gather/scatter list), and every byte that arrives is checked against a pattern unique to the run,
+ * endpoint, iteration and operation; every completion is checked for status, cookie, length and
+ * duplication. Prints a pass/fail summary with the counts; exit code 0 on PASS, 1 on FAIL.
+ */
+@Command(name = "test", aliases = "tx", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = {"Transaction test (dapltest -T T): threads x endpoints run an op list of Sends, RDMA Writes "
+                + "and RDMA Reads for some iterations, every byte validated. Both sides in this JVM by default; "
+                + "--server and --client ADDR for two processes.",
+            "Exit code 0: PASS; 1: FAIL (wrong data, a failed or missing completion, a DAT error); 2: usage error."},
+        sortOptions = false)
+public final class TestCommand implements Callable<Integer> {
+    private static final List<String> DEFAULT_OPS = List.of("client:send:2x1024", "server:send:1x4096",
+            "client:rdma-write:1x4096", "server:rdma-write:4x2048", "client:rdma-read:2x1024", "server:rdma-read:1x4096");
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--ia", paramLabel = "NAME", defaultValue = "mem",
+            description = "IA name to open (both sides, or this side in two processes; default: ${DEFAULT-VALUE}).")
+    private String ia;
+
+    @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "1",
+            description = "Client threads; the server runs as many (default: ${DEFAULT-VALUE}).")
+    private int threads;
+
+    @Option(names = {"-w", "--eps"}, paramLabel = "N", defaultValue = "1",
+            description = "Endpoints per thread (default: ${DEFAULT-VALUE}).")
+    private int eps;
+
+    @Option(names = {"-i", "--iterations"}, paramLabel = "N", defaultValue = "100",
+            description = "Iterations of the op list on every endpoint (default: ${DEFAULT-VALUE}).")
+    private long iterations;
+
+    @Option(names = "--op", paramLabel = "OP", converter = TxOp.Converter.class,
+            description = {"An operation of the list, repeatable, in order: [client:|server:]KIND[:SEGMENTSxSIZE]; "
+                    + "KIND is send (sr), rdma-write (rw) or rdma-read (rr); the poster defaults to the client, "
+                    + "the geometry to 1x4096. E.g. --op send:3x4096 --op server:rdma-write:1x64K.",
+                "Default: " + "client:send:2x1024 server:send:1x4096 client:rdma-write:1x4096 "
+                    + "server:rdma-write:4x2048 client:rdma-read:2x1024 server:rdma-read:1x4096."})
+    private List<TxOp> ops;
+
+    @ArgGroup(exclusive = true)
+    private Mode mode;
+
+    /** One process (default), the server, or the client. */
+    static final class Mode {
+        @Option(names = "--server", required = true,
+                description = "Be the server of a two-process run: listen, serve one run, exit 0 on PASS.")
+        boolean server;
+
+        @Option(names = "--client", paramLabel = "ADDR", required = true, converter = TxAddress.Converter.class,
+                description = "Be the client of a two-process run, connecting to ADDR: HOST[:QUALIFIER] "
+                        + "(tcp: QUALIFIER is the port), [IPv6]:QUALIFIER or mem:NAME.")
+        TxAddress client;
+    }
+
+    @Option(names = "--conn-qual", paramLabel = "QUAL", defaultValue = "18516",
+            description = "Connection qualifier the server listens on (default: ${DEFAULT-VALUE}).")
+    private long connQual;
+
+    @Option(names = {"-P", "--poll"}, description = "Busy-poll with dat_evd_dequeue instead of waiting in dat_evd_wait.")
+    private boolean poll;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
+            description = "Fail when a wait makes no progress for this long (default: ${DEFAULT-VALUE}).")
+    private int timeout;
+
+    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "0",
+            description = "--server: give up when no client connects within this time (default: 0, wait forever).")
+    private int wait;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    private boolean json;
+
+    /** Creates the command (picocli instantiates it). */
+    public TestCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        require(threads >= 1 && threads <= TxConfig.MAX_THREADS, "--threads must be 1.." + TxConfig.MAX_THREADS);
+        require(eps >= 1 && eps <= TxConfig.MAX_EPS, "--eps must be 1.." + TxConfig.MAX_EPS);
+        require(iterations >= 1 && iterations < (1L << 48), "--iterations must be at least 1");
+        require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
+        require(wait >= 0, "--wait must not be negative");
+        List<TxOp> list = ops == null || ops.isEmpty() ? DEFAULT_OPS.stream().map(TxOp::parse).toList() : ops;
+        require(list.size() <= TxConfig.MAX_OPS, "at most " + TxConfig.MAX_OPS + " --op");
+        long perEp = 0;
+        for (TxOp op : list) {
+            perEp += op.segments() * (op.size() + 320);
+        }
+        require(perEp * threads * eps <= 2L << 30, "the op list needs more than 2 GiB of memory per side "
+                + "(segment sizes x threads x endpoints): make them smaller");
+        PrintWriter out = spec.commandLine().getOut();
+        TxResult r;
+        String role;
+        if (mode != null && mode.server) {
+            role = "server";
+            r = TxRun.server(ia, connQual, poll, timeout, wait, spec.commandLine().getErr(), a -> {
+                if (!json) {
+                    spec.commandLine().getErr().println("jdat test server: IA \"" + ia + "\" listening at " + TxClient.display(a)
+                            + " qualifier " + connQual);
+                    spec.commandLine().getErr().flush();
+                }
+            });
+        } else {
+            long qual = connQual;
+            if (mode != null && mode.client.connQual() >= 0) {
+                qual = mode.client.connQual();
+            }
+            TxConfig c = new TxConfig(ia, qual, threads, eps, iterations, list, poll, timeout,
+                    ThreadLocalRandom.current().nextLong());
+            if (mode != null) {
+                role = "client";
+                r = TxRun.client(c, mode.client.address());
+            } else {
+                role = "both sides";
+                r = TxRun.oneProcess(c, TxHooks.NONE);
+            }
+        }
+        if (json) {
+            TxReport.json(out, r, role);
+        } else {
+            TxReport.text(out, r, role);
+        }
+        return r.passed() ? 0 : 1;
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new ParameterException(spec.commandLine(), message);
+        }
+    }
+}

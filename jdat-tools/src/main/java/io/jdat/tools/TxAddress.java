@@ -1,0 +1,82 @@
+package io.jdat.tools;
+
+import io.jdat.mem.MemAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import picocli.CommandLine;
+
+/**
+ * A server address on the command line: {@code HOST[:QUALIFIER]} (an IP transport such as {@code tcp}: the
+ * IA address is the host, the connection qualifier the port), {@code [IPv6]:QUALIFIER}, or
+ * {@code mem:NAME} (a {@code mem} IA, in this JVM only).
+ *
+ * @param address the IA address
+ * @param connQual the qualifier given, or -1 for the default
+ */
+record TxAddress(SocketAddress address, long connQual) {
+    /**
+     * Parses an address.
+     *
+     * @param text the text
+     * @return the address
+     * @throws CommandLine.TypeConversionException when it is not one
+     */
+    static TxAddress parse(String text) {
+        String t = text.trim();
+        if (t.startsWith("mem:")) {
+            return new TxAddress(MemAddress.of(t.substring(4)), -1);
+        }
+        String host = t;
+        long qual = -1;
+        int colon = t.lastIndexOf(':');
+        if (t.startsWith("[")) {
+            int end = t.indexOf(']');
+            if (end < 0) {
+                throw bad(text);
+            }
+            host = t.substring(1, end);
+            if (end + 1 < t.length()) {
+                if (t.charAt(end + 1) != ':') {
+                    throw bad(text);
+                }
+                qual = port(t.substring(end + 2), text);
+            }
+        } else if (colon >= 0 && t.indexOf(':') == colon) {
+            host = t.substring(0, colon);
+            qual = port(t.substring(colon + 1), text);
+        }
+        if (host.isEmpty()) {
+            throw bad(text);
+        }
+        InetSocketAddress a = new InetSocketAddress(host, 0);
+        if (a.isUnresolved()) {
+            throw new CommandLine.TypeConversionException("unknown host '" + host + "'");
+        }
+        return new TxAddress(a, qual);
+    }
+
+    private static long port(String s, String text) {
+        try {
+            long p = Long.parseLong(s);
+            if (p >= 0) {
+                return p;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw bad(text);
+    }
+
+    private static CommandLine.TypeConversionException bad(String text) {
+        return new CommandLine.TypeConversionException("'" + text + "' is not a server address: write HOST[:QUALIFIER], "
+                + "[IPv6]:QUALIFIER or mem:NAME");
+    }
+
+    /** The picocli converter. */
+    static final class Converter implements CommandLine.ITypeConverter<TxAddress> {
+        @Override
+        public TxAddress convert(String value) {
+            return parse(value);
+        }
+    }
+}

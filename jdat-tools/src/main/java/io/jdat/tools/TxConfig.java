@@ -1,0 +1,61 @@
+package io.jdat.tools;
+
+import java.util.List;
+
+/**
+ * The settings of one {@code jdat test} run. Both sides need the same ones: the client sends them to the
+ * server on every endpoint ({@link TxWire}).
+ *
+ * @param iaName         the IA name both sides open (or the client's, in two processes)
+ * @param connQual       the connection qualifier the server listens on
+ * @param threads        client threads (the server runs as many)
+ * @param eps            endpoints per thread
+ * @param iterations     how often each thread runs the op list on each of its endpoints
+ * @param ops            the op list
+ * @param poll           busy-poll with {@code dat_evd_dequeue} instead of blocking in {@code dat_evd_wait}
+ * @param timeoutSeconds fail when a wait makes no progress for this long
+ * @param runId          the run's identity: seeds the patterns, ties the server's endpoints to one client
+ */
+record TxConfig(String iaName, long connQual, int threads, int eps, long iterations, List<TxOp> ops, boolean poll,
+        int timeoutSeconds, long runId) {
+    /** The largest op list. */
+    static final int MAX_OPS = 64;
+    /** The largest number of threads. */
+    static final int MAX_THREADS = 256;
+    /** The largest number of endpoints per thread. */
+    static final int MAX_EPS = 256;
+
+    /** Immutable op list. */
+    TxConfig {
+        ops = List.copyOf(ops);
+    }
+
+    /** Endpoints on each side. */
+    int totalEps() {
+        return threads * eps;
+    }
+
+    /** Executions of each operation in the whole run. */
+    long executionsPerOp() {
+        return iterations * totalEps();
+    }
+
+    /** Operation executions in the whole run. */
+    long totalOps() {
+        return executionsPerOp() * ops.size();
+    }
+
+    /** Payload bytes of the whole run. */
+    long totalBytes() {
+        long perIteration = 0;
+        for (TxOp op : ops) {
+            perIteration += op.bytes();
+        }
+        return perIteration * executionsPerOp();
+    }
+
+    /** The same run seen from a server that learnt it from a client (IA name and timeout are the server's). */
+    TxConfig forServer(String serverIa, int serverTimeout, boolean serverPoll) {
+        return new TxConfig(serverIa, connQual, threads, eps, iterations, ops, serverPoll, serverTimeout, runId);
+    }
+}
