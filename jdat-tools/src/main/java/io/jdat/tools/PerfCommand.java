@@ -80,7 +80,8 @@ public final class PerfCommand implements Callable<Integer> {
 
         @Option(names = "--client", paramLabel = "ADDR", required = true, converter = TxAddress.Converter.class,
                 description = "Be the client of a two-process run, connecting to ADDR: HOST[:QUALIFIER] (tcp: "
-                        + "QUALIFIER is the port; the measured connection uses QUALIFIER + 1).")
+                        + "QUALIFIER is the port; the measured connection uses QUALIFIER + 1), or for shm the server "
+                        + "IA's directory /PATH[:QUALIFIER] or shm:NAME[:QUALIFIER].")
         TxAddress client;
     }
 
@@ -102,9 +103,9 @@ public final class PerfCommand implements Callable<Integer> {
             require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
             require(wait >= 0, "--wait must not be negative");
             java.io.PrintWriter err = spec.commandLine().getErr();
-            PerfConfig served = PerfRun.runServer(ia, connQual, timeout, wait, () -> {
-                err.println("jdat perf server: IA \"" + ia + "\" listening on qualifiers " + connQual + " and "
-                        + (connQual + 1));
+            PerfConfig served = PerfRun.runServer(ia, connQual, timeout, wait, address -> {
+                err.println("jdat perf server: IA \"" + ia + "\" listening at " + TxClient.display(address)
+                        + " on qualifiers " + connQual + " and " + (connQual + 1));
                 err.flush();
             });
             err.println("jdat perf server: served a run (" + served.sizes().size() + " size(s), "

@@ -89,16 +89,16 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
      * @param connQual       the qualifier
      * @param timeoutSeconds the wait limit of barriers and messages
      * @param waitSeconds    how long to wait for a client (0: forever)
-     * @param listening      called once the qualifier listens
+     * @param listening      called with this IA's address once the qualifier listens
      * @return the connected control
      */
     static PerfControl acceptAfter(String iaName, long connQual, int timeoutSeconds, int waitSeconds,
-            Runnable listening) {
+            java.util.function.Consumer<java.net.SocketAddress> listening) {
         PerfControl c = new PerfControl("server", iaName, timeoutSeconds);
         try {
             EventDispatcher crEvd = EventDispatcher.create(c.ia, 4, null, EvdFlags.CR);
             PublicServicePoint psp = PublicServicePoint.create(c.ia, connQual, crEvd, PspFlags.CONSUMER);
-            listening.run();
+            listening.accept(c.ia.query(io.jdat.IaAttr.FIELD_ALL, 0).iaAttr().iaAddress());
             long start = System.nanoTime();
             while (true) {
                 if (!crEvd.waitFor(100_000, 1, c.ev)) {
@@ -228,18 +228,34 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSize, bwBytes, window, timeout);
     }
 
-    @Override
+    /** Meets the peer without a note. */
     public void await(String phaseName) {
+        await(phaseName, "");
+    }
+
+    @Override
+    public String await(String phaseName, String note) {
         long k = ++phase;
-        ByteBuffer b = ByteBuffer.allocate(24).putLong(MAGIC).putInt(KIND_BARRIER).putInt(0).putLong(k);
+        byte[] mine = note.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (mine.length > SLOT - 24) {
+            throw new PerfFailure(role + ": a control note of " + mine.length + " bytes does not fit");
+        }
+        ByteBuffer b = ByteBuffer.allocate(24 + mine.length).putLong(MAGIC).putInt(KIND_BARRIER).putInt(mine.length)
+                .putLong(k).put(mine);
         send(b.array(), b.position());
         ByteBuffer r = receive("phase '" + phaseName + "'", KIND_BARRIER);
-        r.getInt();
+        int n = r.getInt();
         long got = r.getLong();
         if (got != k) {
             throw new PerfFailure(role + ": out of step with the peer at phase '" + phaseName + "' (#" + k + ", peer #"
                     + got + "): do both sides run the same jdat version?");
         }
+        if (n < 0 || n > r.remaining()) {
+            throw new PerfFailure(role + ": a malformed control note at phase '" + phaseName + "'");
+        }
+        byte[] theirs = new byte[n];
+        r.get(theirs);
+        return new String(theirs, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private void send(byte[] data, int length) {

@@ -94,7 +94,8 @@ final class PerfRun {
      * @param listening      called once the control qualifier listens
      * @return the settings the client sent
      */
-    static PerfConfig runServer(String iaName, long connQual, int timeoutSeconds, int waitSeconds, Runnable listening) {
+    static PerfConfig runServer(String iaName, long connQual, int timeoutSeconds, int waitSeconds,
+            java.util.function.Consumer<java.net.SocketAddress> listening) {
         PerfControl control = PerfControl.acceptAfter(iaName, connQual, timeoutSeconds, waitSeconds, listening);
         try (control) {
             PerfConfig config = control.receiveConfig(iaName, connQual + 1);
@@ -127,7 +128,7 @@ final class PerfRun {
             PerfConfig data = new PerfConfig(config.iaName(), config.connQual() + 1, config.sizes(), config.warmup(),
                     config.iterations(), config.bwSize(), config.bwBytes(), config.window(), config.timeoutSeconds());
             Sync sync = new Sync(control);
-            sync.serverAddress(server);
+            sync.knownServerAddress(server);
             control.watch(sync);
             ClientFlow client = new ClientFlow(data, BufferLayout.of(data), plan(data), sync, table);
             try {

@@ -20,16 +20,20 @@ final class Sync {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean aborted;
     private volatile SocketAddress serverAddress;
+    /** The server's address must go to the peer process with the next barrier. */
+    private volatile boolean publishAddress;
     private final Barrier barrier;
 
     /** A barrier with the peer process: returns once the peer reached the same phase. */
     interface Barrier {
         /**
-         * Meets the peer.
+         * Meets the peer, exchanging a note.
          *
          * @param phase the phase name, for messages
+         * @param note  what this side tells the peer (may be empty)
+         * @return the peer's note (may be empty)
          */
-        void await(String phase);
+        String await(String phase, String note);
     }
 
     /** Creates the control plane of a server and a client in this JVM. */
@@ -56,7 +60,15 @@ final class Sync {
     void await(String phase) {
         checkAborted();
         if (barrier != null) {
-            barrier.await(phase);
+            // An address that only names something on this host (a Unix domain socket path: shm) travels with
+            // the barrier; an IP transport's server is reached at the address the client was given.
+            String note = publishAddress && serverAddress instanceof java.net.UnixDomainSocketAddress u
+                    ? u.getPath().toString() : "";
+            String theirs = barrier.await(phase, note);
+            publishAddress = false;
+            if (!theirs.isEmpty()) {
+                serverAddress = java.net.UnixDomainSocketAddress.of(theirs);
+            }
             return;
         }
         int p = phaser.arrive();
@@ -109,6 +121,12 @@ final class Sync {
 
     /** Publishes the server's IA address (before the "listening" barrier). */
     void serverAddress(SocketAddress a) {
+        serverAddress = a;
+        publishAddress = true;
+    }
+
+    /** The server's address as the client was given it (two processes: not published back). */
+    void knownServerAddress(SocketAddress a) {
         serverAddress = a;
     }
 

@@ -67,7 +67,8 @@ public final class TestCommand implements Callable<Integer> {
 
         @Option(names = "--client", paramLabel = "ADDR", required = true, converter = TxAddress.Converter.class,
                 description = "Be the client of a two-process run, connecting to ADDR: HOST[:QUALIFIER] "
-                        + "(tcp: QUALIFIER is the port), [IPv6]:QUALIFIER or mem:NAME.")
+                        + "(tcp: QUALIFIER is the port), [IPv6]:QUALIFIER, mem:NAME, or for shm the server IA's "
+                        + "directory /PATH[:QUALIFIER] or shm:NAME[:QUALIFIER].")
         TxAddress client;
     }
 

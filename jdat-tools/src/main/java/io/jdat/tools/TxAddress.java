@@ -3,12 +3,15 @@ package io.jdat.tools;
 import io.jdat.mem.MemAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import picocli.CommandLine;
 
 /**
  * A server address on the command line: {@code HOST[:QUALIFIER]} (an IP transport such as {@code tcp}: the
- * IA address is the host, the connection qualifier the port), {@code [IPv6]:QUALIFIER}, or
- * {@code mem:NAME} (a {@code mem} IA, in this JVM only).
+ * IA address is the host, the connection qualifier the port), {@code [IPv6]:QUALIFIER},
+ * {@code mem:NAME} (a {@code mem} IA, in this JVM only), or for {@code shm} an IA's instance directory
+ * {@code /ABSOLUTE/PATH[:QUALIFIER]} or {@code shm:NAME[:QUALIFIER]} (an IA opened with {@code name=NAME}, in the
+ * default base directory).
  *
  * @param address the IA address
  * @param connQual the qualifier given, or -1 for the default
@@ -25,6 +28,24 @@ record TxAddress(SocketAddress address, long connQual) {
         String t = text.trim();
         if (t.startsWith("mem:")) {
             return new TxAddress(MemAddress.of(t.substring(4)), -1);
+        }
+        if (t.startsWith("/") || t.startsWith("shm:")) {
+            String path = t;
+            long qual = -1;
+            int colon = t.lastIndexOf(':');
+            if (colon > t.lastIndexOf('/') && colon > (t.startsWith("shm:") ? 3 : -1)) {
+                path = t.substring(0, colon);
+                qual = port(t.substring(colon + 1), text);
+            }
+            if (path.startsWith("shm:")) {
+                String name = path.substring(4);
+                if (!io.jdat.shm.ShmFiles.isValidName(name)) {
+                    throw bad(text);
+                }
+                return new TxAddress(UnixDomainSocketAddress.of(
+                        io.jdat.shm.ShmFiles.defaultBaseDirectory().resolve("ia-" + name)), qual);
+            }
+            return new TxAddress(UnixDomainSocketAddress.of(path), qual);
         }
         String host = t;
         long qual = -1;
@@ -69,7 +90,7 @@ record TxAddress(SocketAddress address, long connQual) {
 
     private static CommandLine.TypeConversionException bad(String text) {
         return new CommandLine.TypeConversionException("'" + text + "' is not a server address: write HOST[:QUALIFIER], "
-                + "[IPv6]:QUALIFIER or mem:NAME");
+                + "[IPv6]:QUALIFIER, mem:NAME, /SHM/IA/DIRECTORY[:QUALIFIER] or shm:NAME[:QUALIFIER]");
     }
 
     /** The picocli converter. */

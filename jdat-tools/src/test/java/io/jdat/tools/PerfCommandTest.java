@@ -102,7 +102,7 @@ class PerfCommandTest {
         String port = TestCommandTest.qual("tcp");
         java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CompletableFuture<PerfConfig> server = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, listening::countDown));
+                () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, a -> listening.countDown()));
         assertTrue(listening.await(30, java.util.concurrent.TimeUnit.SECONDS), "the server did not listen");
         Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "--ia", "tcp", "--client",
                 "127.0.0.1:" + port, "-n", "200", "--warmup", "20", "--sizes", "64,1K", "--bw-size", "64K",
@@ -117,6 +117,26 @@ class PerfCommandTest {
         assertEquals(List.of(64L, 1024L), served.sizes(), "the server ran the client's settings");
         assertEquals(200, served.iterations());
         assertEquals(0, Registry.openCount("tcp"));
+    }
+
+    @Test
+    void serverAndClientInTwoRolesOverShm() throws Exception {
+        long qual = 31000 + (ProcessHandle.current().pid() % 1000);
+        java.util.concurrent.CompletableFuture<java.net.SocketAddress> address = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<PerfConfig> server = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> PerfRun.runServer("shm", qual, 10, 30, address::complete));
+        java.net.SocketAddress a = address.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        String path = ((java.net.UnixDomainSocketAddress) a).getPath().toString();
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "--ia", "shm", "--client",
+                path + ":" + qual, "-n", "200", "--warmup", "20", "--sizes", "64,1K", "--bw-size", "64K",
+                "--bw-bytes", "1M", "--window", "4"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        assertTrue(r.out().contains("provider jdat-shm"), r.out());
+        assertRow(r.out(), "RDMA write ping-pong", "64 B", false);
+        assertRow(r.out(), "RDMA read stream", "64 KiB", true);
+        PerfConfig served = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> server.get());
+        assertEquals(200, served.iterations());
+        assertEquals(0, Registry.openCount("shm"));
     }
 
     @Test
