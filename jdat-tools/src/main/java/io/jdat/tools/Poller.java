@@ -92,6 +92,28 @@ final class Poller {
     }
 
     /**
+     * Like {@link #awaitWord(MemorySegment, long, long, String)}, dequeuing {@code quiet} between looks: an EVD on
+     * which nothing is expected (the side's writes are {@code SUPPRESS}ed), polled because polling an EVD is
+     * what lets a software transport place the peer's RDMA Write on this thread (DAT has no other progress
+     * call) instead of waking its progress thread. An event there is a failed write.
+     *
+     * @throws PerfFailure on an event on {@code quiet}, or a timeout
+     */
+    void awaitWord(MemorySegment seg, long offset, long expected, String what, EventDispatcher quiet) {
+        long spins = 0;
+        long start = 0;
+        while ((long) LONG.getAcquire(seg, offset) != expected) {
+            if (quiet.dequeue(event)) {
+                throw new PerfFailure(side + ": " + what + ": unexpected " + event.eventNumber() + " "
+                        + Poller.statusName(event.status()) + " (cookie " + event.userCookie() + ")");
+            }
+            if (++spins % CHECK_EVERY == 0) {
+                start = idle(start, what, expected);
+            }
+        }
+    }
+
+    /**
      * Spins until the 8-byte word at {@code offset} is at least {@code min} (a counter the peer RDMA-writes).
      *
      * @param seg    the memory

@@ -46,7 +46,7 @@ record WritePingPong(long size) implements Measurement {
         for (int i = 0; i < total; i++) {
             int j = i & 1;
             long seq = i + 1L;
-            s.poller.awaitWord(m, off[j] + size - 8, seq, what);
+            s.poller.awaitWord(m, off[j] + size - 8, seq, what, s.side.reqEvd);
             ep.postRdmaWrite(1, local[j], i, peer[j], CompletionFlags.SUPPRESS);
             Pattern.verifyEventually(m, off[j], size - 8, seq, GRACE_NANOS, check);
         }
@@ -76,7 +76,7 @@ record WritePingPong(long size) implements Measurement {
             m.set(ValueLayout.JAVA_LONG, src + size - 8, seq);
             long t0 = System.nanoTime();
             ep.postRdmaWrite(1, srcIov, i, peer[j], CompletionFlags.SUPPRESS);
-            s.poller.awaitWord(m, off[j] + size - 8, seq, echo);
+            s.poller.awaitWord(m, off[j] + size - 8, seq, echo, s.side.reqEvd);
             long t1 = System.nanoTime();
             Latency.record(h, i, warmup, t1 - t0);
             Pattern.verifyEventually(m, off[j], size - 8, seq, GRACE_NANOS, check);
