@@ -40,8 +40,9 @@ import io.jdat.DatReturnType;
  *     &lt;name&gt; ...                  rw-------, the IA's files ({@link Instance#createFile})
  *   .new-&lt;pid&gt;-&lt;16 hex&gt;/          an instance being created (renamed to ia-… once its lock is held)
  * </pre>
- * The base defaults to {@code <java.io.tmpdir>/jdat-shm-<uid>} ({@link #defaultBaseDirectory()}), or the value
- * of the system property {@value #BASE_DIRECTORY_PROPERTY}.
+ * The base defaults to {@code /dev/shm/jdat-shm-<uid>} (memory, never written back to a disk), else
+ * {@code <java.io.tmpdir>/jdat-shm-<uid>} ({@link #defaultBaseDirectory()}), or the value of the system property
+ * {@value #BASE_DIRECTORY_PROPERTY}.
  *
  * <h2>Safety</h2>
  * {@link #open(Path)} creates the base with mode {@code 0700} or, if it exists, refuses it unless it is a real
@@ -87,8 +88,10 @@ public final class ShmFiles {
 
     /**
      * The base directory used by {@link #open()}: the system property {@value #BASE_DIRECTORY_PROPERTY} if
-     * set, else {@code <java.io.tmpdir>/jdat-shm-<uid>} (the uid of this process, or the user name where the
-     * uid cannot be read).
+     * set, else {@code /dev/shm/jdat-shm-<uid>} where {@code /dev/shm} is a writable directory (a tmpfs on
+     * Linux: the rings and shared memory then live in memory only, as Aeron's do, instead of dirtying pages of a
+     * disk-backed {@code /tmp} that the kernel writes back), else {@code <java.io.tmpdir>/jdat-shm-<uid>} (the uid
+     * of this process, or the user name where the uid cannot be read).
      */
     public static Path defaultBaseDirectory() {
         String configured = System.getProperty(BASE_DIRECTORY_PROPERTY);
@@ -97,7 +100,9 @@ public final class ShmFiles {
         }
         long uid = currentUid();
         String who = uid >= 0 ? Long.toString(uid) : System.getProperty("user.name", "unknown");
-        return Path.of(System.getProperty("java.io.tmpdir"), "jdat-shm-" + who).toAbsolutePath();
+        Path shm = Path.of("/dev/shm");
+        Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return parent.resolve("jdat-shm-" + who).toAbsolutePath();
     }
 
     /** {@link #open(Path)} of {@link #defaultBaseDirectory()}. */

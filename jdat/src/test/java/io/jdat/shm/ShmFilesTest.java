@@ -69,10 +69,13 @@ class ShmFilesTest {
     }
 
     @Test
-    void defaultBaseIsPerUserUnderTmpdir() {
+    void defaultBaseIsPerUserInDevShmOrTmpdir() {
         Path d = ShmFiles.defaultBaseDirectory();
         if (System.getProperty(ShmFiles.BASE_DIRECTORY_PROPERTY) == null) {
-            assertEquals(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath(), d.getParent());
+            Path shm = Path.of("/dev/shm");
+            Path expected = Files.isDirectory(shm) && Files.isWritable(shm) ? shm
+                    : Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+            assertEquals(expected, d.getParent());
             assertEquals("jdat-shm-" + ShmFiles.currentUid(), d.getFileName().toString());
         }
     }
