@@ -1,5 +1,6 @@
 package io.jdat.shm;
 
+import io.jdat.spi.ConnectionSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -7,7 +8,6 @@ import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 
@@ -46,8 +46,8 @@ final class ShmProgress implements Runnable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
     private final java.util.function.Consumer<SelectionKey> readyAction = this::ready;
-    /** The IA's connections; copy-on-write under {@code this}, read without a lock by pollers. */
-    private volatile ShmConnection[] connections = new ShmConnection[0];
+    /** The IA's connections, read without a lock by pollers. */
+    private final ConnectionSet<ShmConnection> connections = new ConnectionSet<>(new ShmConnection[0]);
     /** When a consumer last polled (0: no poller). */
     private volatile long lastPoll;
     /** Polls since the timestamp was refreshed (a heuristic: increments from several threads may be lost). */
@@ -71,7 +71,7 @@ final class ShmProgress implements Runnable {
         if ((++polls & 31) == 0 || lastPoll == 0) {
             lastPoll = System.nanoTime() | 1;
         }
-        ShmConnection[] cs = connections;
+        ShmConnection[] cs = connections.snapshot();
         boolean any = false;
         for (ShmConnection c : cs) {
             any |= c.poll();
@@ -98,11 +98,7 @@ final class ShmProgress implements Runnable {
     }
 
     void add(ShmConnection c) {
-        synchronized (this) {
-            ShmConnection[] cs = Arrays.copyOf(connections, connections.length + 1);
-            cs[cs.length - 1] = c;
-            connections = cs;
-        }
+        connections.add(c);
         execute(() -> {
             try {
                 c.ch.configureBlocking(false);
@@ -115,17 +111,8 @@ final class ShmProgress implements Runnable {
         });
     }
 
-    synchronized void remove(ShmConnection c) {
-        ShmConnection[] cs = connections;
-        for (int i = 0; i < cs.length; i++) {
-            if (cs[i] == c) {
-                ShmConnection[] n = new ShmConnection[cs.length - 1];
-                System.arraycopy(cs, 0, n, 0, i);
-                System.arraycopy(cs, i + 1, n, i, cs.length - i - 1);
-                connections = n;
-                return;
-            }
-        }
+    void remove(ShmConnection c) {
+        connections.remove(c);
     }
 
     void shutdown() {
@@ -157,7 +144,7 @@ final class ShmProgress implements Runnable {
                     continue;
                 }
                 boolean any = false;
-                for (ShmConnection c : connections) {
+                for (ShmConnection c : connections.snapshot()) {
                     any |= c.poll();
                 }
                 long now = System.nanoTime();
@@ -173,7 +160,7 @@ final class ShmProgress implements Runnable {
                 if (sleepReady()) {
                     selector.select(readyAction, SELECT_MILLIS);
                 }
-                for (ShmConnection c : connections) {
+                for (ShmConnection c : connections.snapshot()) {
                     c.awake();
                 }
                 lastActive = System.nanoTime();
@@ -191,7 +178,7 @@ final class ShmProgress implements Runnable {
         if (!tasks.isEmpty()) {
             return false;
         }
-        for (ShmConnection c : connections) {
+        for (ShmConnection c : connections.snapshot()) {
             if (!c.prepareToSleep()) {
                 return false;
             }

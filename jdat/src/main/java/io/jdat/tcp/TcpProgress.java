@@ -1,5 +1,6 @@
 package io.jdat.tcp;
 
+import io.jdat.spi.ConnectionSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -7,7 +8,6 @@ import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 
@@ -49,8 +49,8 @@ final class TcpProgress implements Runnable {
     private final ByteBuffer lingerBuffer = ByteBuffer.allocateDirect(16 * 1024);
     /** The selection callback, created once: a method reference per select would allocate. */
     private final java.util.function.Consumer<SelectionKey> readyAction = this::ready;
-    /** The IA's connections; copy-on-write under {@code this}, read without a lock by pollers. */
-    private volatile TcpConnection[] connections = new TcpConnection[0];
+    /** The IA's connections, read without a lock by pollers. */
+    private final ConnectionSet<TcpConnection> connections = new ConnectionSet<>(new TcpConnection[0]);
     /** When a consumer last polled (0: no poller). Written by pollers, read by this thread. */
     private volatile long lastPoll;
     private volatile boolean running = true;
@@ -71,7 +71,7 @@ final class TcpProgress implements Runnable {
         if (now - lastPoll > POLLER_GRACE_NANOS / 4) {
             lastPoll = now | 1; // refreshed a few times per grace period, not on every poll
         }
-        TcpConnection[] cs = connections;
+        TcpConnection[] cs = connections.snapshot();
         boolean any = false;
         for (TcpConnection c : cs) {
             any |= c.poll();
@@ -101,11 +101,7 @@ final class TcpProgress implements Runnable {
 
     /** Starts watching {@code c}. */
     void add(TcpConnection c) {
-        synchronized (this) {
-            TcpConnection[] cs = Arrays.copyOf(connections, connections.length + 1);
-            cs[cs.length - 1] = c;
-            connections = cs;
-        }
+        connections.add(c);
         execute(() -> {
             try {
                 c.key = c.ch.register(selector, c.interest(), c);
@@ -116,17 +112,8 @@ final class TcpProgress implements Runnable {
     }
 
     /** Stops watching {@code c}. */
-    synchronized void remove(TcpConnection c) {
-        TcpConnection[] cs = connections;
-        for (int i = 0; i < cs.length; i++) {
-            if (cs[i] == c) {
-                TcpConnection[] n = new TcpConnection[cs.length - 1];
-                System.arraycopy(cs, 0, n, 0, i);
-                System.arraycopy(cs, i + 1, n, i, cs.length - i - 1);
-                connections = n;
-                return;
-            }
-        }
+    void remove(TcpConnection c) {
+        connections.remove(c);
     }
 
     /** Stops the thread (the IA closed). */
@@ -210,7 +197,7 @@ final class TcpProgress implements Runnable {
 
     /** Receive-not-ready deadlines and lingering closes that saw no traffic. */
     private void housekeeping() {
-        for (TcpConnection c : connections) {
+        for (TcpConnection c : connections.snapshot()) {
             if (c.lingerUntil != 0) {
                 c.linger(lingerBuffer);
             } else if (c.rx.stalled()) {
