@@ -8,7 +8,9 @@ import io.jdat.core.Core;
  *
  * <p><b>Memory ownership:</b> the LMR does not own its memory. The consumer must keep the segment's
  * arena open while the LMR is registered and while transfers into or out of it may run; freeing the LMR
- * neither frees nor unmaps the memory (LMF-02). Thread-safe.
+ * neither frees nor unmaps the memory (LMF-02). The memory must be accessible from any thread (an
+ * {@code Arena.ofShared()}, {@code ofAuto()} or {@code global()} arena): providers move bytes on their own
+ * threads, so memory of a confined arena is refused with {@code DAT_INVALID_PARAMETER}. Thread-safe.
  */
 public interface Lmr extends DatHandle, AutoCloseable {
     /**
@@ -22,7 +24,8 @@ public interface Lmr extends DatHandle, AutoCloseable {
      * @param pz                the Protection Zone
      * @param memPrivileges     {@link MemPriv} bits
      * @return the new LMR
-     * @throws DatException {@code DAT_LENGTH_ERROR} (length 0), {@code DAT_INVALID_PARAMETER},
+     * @throws DatException {@code DAT_LENGTH_ERROR} (length 0), {@code DAT_INVALID_PARAMETER} (also for
+     *                      heap memory, a closed arena or a confined arena's memory),
      *                      {@code DAT_INVALID_HANDLE}, {@code DAT_INVALID_STATE},
      *                      {@code DAT_MODEL_NOT_SUPPORTED}, {@code DAT_INSUFFICIENT_RESOURCES}
      */

@@ -321,7 +321,7 @@ class InterfaceAdapterTest {
     @DisplayName("IAC-03 IAC-04: a graceful close with any live object gives INVALID_STATE (IA_IN_USE) and the IA stays usable; after freeing everything it succeeds")
     void gracefulClose() {
         InterfaceAdapter ia = open();
-        Arena arena = Arena.ofConfined();
+        Arena arena = Arena.ofShared();
         try {
             MemorySegment buf = arena.allocate(1024, 256);
             // Each kind of object alone keeps the IA in use.
@@ -458,7 +458,7 @@ class InterfaceAdapterTest {
     @DisplayName("FFT-QRY-1 FFT-QRY-2 FFT-QRY-3 FFT-QRY-4 FFT-QRY-6 FFT-QRY-7 FFT-QRY-8 FFT-QRY-9 FFT-QRY-16 FFT-QRY-17 FFT-DX-0 FFT-DX-3: the dapltest query suite")
     void dapltestQuerySuite() {
         InterfaceAdapter ia = InterfaceAdapter.open("mem", 10, null);
-        Arena arena = Arena.ofConfined();
+        Arena arena = Arena.ofShared();
         try {
             Cno cno = Cno.create(ia, null); // FFT-QRY-1
             assertSame(ia, cno.query(CnoParam.FIELD_ALL).iaHandle());

@@ -205,7 +205,7 @@ class MemoryRegionTest {
 
     @Test
     @DisplayName("LMR-09 LMR-10 LMR-11 AMB-20 AMB-21: zero length → DAT_LENGTH_ERROR; heap memory, a length beyond"
-            + " the segment, a closed arena, a mismatched description → DAT_INVALID_PARAMETER; unsupported memory"
+            + " the segment, a closed or confined arena, a mismatched description → DAT_INVALID_PARAMETER; unsupported memory"
             + " type → DAT_MODEL_NOT_SUPPORTED; NULL, freed or foreign PZ → DAT_INVALID_HANDLE")
     void lmrCreateErrors() {
         try (Local t = new Local(); InterfaceAdapter other = InterfaceAdapter.open("mem", 16, null)) {
@@ -224,6 +224,12 @@ class MemoryRegionTest {
             }
             expectDat(PARAM, DatReturnSubtype.INVALID_ARG3,
                     () -> Lmr.create(t.ia, MemType.VIRTUAL, RegionDescription.forVa(gone), 64, t.pz, MemPriv.ALL));
+            try (Arena a = Arena.ofConfined()) {
+                // providers touch registered memory on their own threads: confined memory is refused
+                MemorySegment confined = a.allocate(64);
+                expectDat(PARAM, DatReturnSubtype.INVALID_ARG3, () -> Lmr.create(t.ia, MemType.VIRTUAL,
+                        RegionDescription.forVa(confined), 64, t.pz, MemPriv.ALL));
+            }
             expectDat(PARAM, DatReturnSubtype.INVALID_ARG3,
                     () -> Lmr.create(t.ia, MemType.LMR, RegionDescription.forVa(m), 4096, t.pz, MemPriv.ALL));
             expectDat(PARAM, DatReturnSubtype.INVALID_ARG3,

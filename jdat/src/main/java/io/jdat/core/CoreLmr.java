@@ -89,6 +89,9 @@ final class CoreLmr extends CoreObject implements Lmr {
         return lmr;
     }
 
+    /** A thread that owns no segment: a segment it cannot access is confined to some thread. Never started. */
+    private static final Thread NOT_THE_OWNER = Thread.ofPlatform().unstarted(() -> { });
+
     private static MemorySegment registrable(MemorySegment segment, long length) {
         if (length == 0) {
             throw Fail.of(DatReturnType.LENGTH_ERROR, "zero-length registration (AMB-20)");
@@ -104,6 +107,12 @@ final class CoreLmr extends CoreObject implements Lmr {
         }
         if (!segment.scope().isAlive()) {
             throw Fail.param(3, "the segment's arena is closed");
+        }
+        if (!segment.isAccessibleBy(NOT_THE_OWNER)) {
+            // Providers move bytes on their own threads (the peer's poster, a receive or RNR thread), where a
+            // confined segment throws WrongThreadException; a global view of it would outlive its arena.
+            throw Fail.param(3, "memory of a confined arena cannot be registered: allocate it from "
+                    + "Arena.ofShared(), Arena.ofAuto() or Arena.global()");
         }
         return segment.asSlice(0, length);
     }
