@@ -27,7 +27,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>This JMH fork keeps {@value #WINDOW} transfers outstanding between its registered buffer and a
  * {@link ShmPeer} process's (which polls its EVD, so its receive path serves the Writes and Reads and
- * reposts receives); one invocation reaps one completion and posts the next transfer.
+ * reposts receives); one invocation reaps one completion and posts the next transfer. With {@code buffers=1}
+ * (the default) every transfer of the window uses the same pair of 1 MiB buffers, as {@code ucx_perftest}
+ * does, so the data stays in the caches like the peer's; {@code buffers=8} gives each outstanding transfer its
+ * own pair (16 MiB in all: a memory-bandwidth figure). Sends land in the peer's rotating receive buffers
+ * either way.
  * {@code @OperationsPerInvocation(1 MiB)}: the score is bytes per second.
  */
 @State(Scope.Thread)
@@ -52,6 +56,10 @@ public class ShmBandwidthBench {
     @Param({"native", "shared"})
     public String memory;
 
+    /** Distinct 1 MiB buffer pairs the window cycles through: {@code 1} (as ucx_perftest) or up to 8. */
+    @Param({"1"})
+    public int buffers;
+
     private ShmClient c;
     private final LmrTriplet[][] local = new LmrTriplet[WINDOW][];
     private final io.jdat.RmrTriplet[] remote = new io.jdat.RmrTriplet[WINDOW];
@@ -63,7 +71,7 @@ public class ShmBandwidthBench {
     public void setUp() throws IOException {
         c = new ShmClient("shm", SIZE, memory.equals("shared"));
         for (int i = 0; i < WINDOW; i++) {
-            long at = ShmPeer.BULK + (long) i * SIZE;
+            long at = ShmPeer.BULK + (long) (i % Math.clamp(buffers, 1, WINDOW)) * SIZE;
             local[i] = new LmrTriplet[] {c.lmr.triplet(at, SIZE)};
             remote[i] = c.remote(at, SIZE);
             c.buf.set(ValueLayout.JAVA_BYTE, at, (byte) 0); // a send the peer does not answer
