@@ -110,7 +110,7 @@ final class ResultTable {
         StringBuilder settings = new StringBuilder("JDK ").append(VersionProvider.jvm());
         if (config.latency()) {
             settings.append(config.timed()
-                    ? String.format(Locale.ROOT, "; latency: %s + %,d warm-up iterations per test",
+                    ? String.format(Locale.ROOT, "; latency: %s per test + %,d warm-up iterations",
                             Seconds.format(config.durationNanos()), config.warmup())
                     : String.format(Locale.ROOT, "; latency: %,d iterations + %,d warm-up", config.iterations(),
                             config.warmup()));
