@@ -8,7 +8,7 @@
 #   ./jdat.sh tx [args]           the transaction test, `jdat test` (also ./jdat.sh test --ia NAME ...: a
 #                                 first argument that is a jdat test option and no Maven one selects it:
 #                                 --ia --op --eps --iterations --server --client --conn-qual --poll
-#                                 --wait --json -t -w -i -P)
+#                                 --wait --accept-timeout --json -t -w -i -P)
 #   ./jdat.sh <anything else>     the jdat tools (./jdat.sh perf ..., ./jdat.sh info ...): rebuilds
 #                                 jdat-tools/target/jdat-tools.jar when a source is newer, then runs
 #                                 java --enable-native-access=ALL-UNNAMED -jar jdat-tools.jar <args>
@@ -55,7 +55,7 @@ case "${1:-}" in
         shift
         case "${1:-}" in
             --ia|--ia=*|--op|--op=*|--eps|--eps=*|--iterations|--iterations=*|--server|--client|--client=*\
-            |--conn-qual|--conn-qual=*|--poll|--wait|--wait=*|--json|-t|-w|-i|-P)
+            |--conn-qual|--conn-qual=*|--poll|--wait|--wait=*|--accept-timeout|--accept-timeout=*|--json|-t|-w|-i|-P)
                 exec "$SELF" tx "$@" ;;
         esac
         mkdir -p "$ROOT/target"

@@ -2,7 +2,8 @@ package io.jdat.tools;
 
 /**
  * Where the buffers of the perf tests lie in each side's registered region (the same on both sides):
- * four small slots for the latency tests, then {@code 2 * window + 1} bulk slots for the bandwidth tests.
+ * four small slots for the latency tests, then {@code 2 * window + 1} bulk slots for the bandwidth tests (none
+ * when they do not run).
  * Every slot starts on a 256-byte boundary ({@code DAT_OPTIMAL_ALIGNMENT}).
  *
  * @param smallSlot bytes per small slot
@@ -22,7 +23,8 @@ record BufferLayout(long smallSlot, long bulkSlot, int bulkSlots) {
      * @return the layout
      */
     static BufferLayout of(PerfConfig config) {
-        return new BufferLayout(align(config.maxSize()), align(config.bwSize()), 2 * config.window() + 1);
+        return new BufferLayout(align(config.maxSize()), align(config.bwSize()),
+                config.bandwidth() ? 2 * config.window() + 1 : 0);
     }
 
     /** The offset of small slot {@code i}. */

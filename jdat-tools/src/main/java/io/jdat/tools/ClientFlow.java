@@ -48,8 +48,10 @@ final class ClientFlow implements Runnable {
         s.peer(PeerInfo.decode(ev.privateData(), PeerInfo.SERVER, layout.total(), "client: connection established"));
         table.header(me, sync.serverAddress());
 
-        for (Measurement m : plan) {
+        for (int i = 0; i < plan.size(); i++) {
+            Measurement m = plan.get(i);
             s.checkIdle(m.operation());
+            table.starting(i, plan.size(), m);
             table.row(m.client(s));
         }
         sync.await("disconnect");

@@ -12,20 +12,49 @@ import picocli.CommandLine.ParseResult;
 /**
  * Turns a failure of a subcommand into one readable line on standard error and exit code 1: the
  * {@link DatException} or {@link PerfFailure} message as is, anything else with its class name. Set the
- * environment variable {@code JDAT_DEBUG} to also get the stack trace. A usage error prints its message and
- * a pointer to {@code --help} (exit code 2).
+ * environment variable {@code JDAT_DEBUG} to also get the stack trace. A usage error is one line too: its
+ * message, naming the fix, or picocli's with a suggestion or a pointer to {@code --help} (exit code 2).
  */
 final class ErrorHandler implements IExecutionExceptionHandler, IParameterExceptionHandler {
     @Override
     public int handleParseException(ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
-        err.println(prefix(cmd) + ": " + ex.getMessage());
-        if (!UnmatchedArgumentException.printSuggestions(ex, err)) {
-            err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
-        }
+        err.println(prefix(cmd) + ": " + usageMessage(ex, args).replace('\n', ' ').strip());
         err.flush();
         return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /**
+     * The one line for a usage error: the message, which names the fix when a command raised it; picocli's own
+     * messages get the suggestions for a mistyped option or a pointer to {@code --help}. An old
+     * {@code --wait SECONDS} (now {@code --accept-timeout}) is explained.
+     */
+    private static String usageMessage(ParameterException ex, String[] args) {
+        String oldWait = oldWait(args);
+        if (oldWait != null && (ex instanceof UnmatchedArgumentException || ex.getMessage().contains("--wait"))) {
+            return "--wait takes no value (it waits for completions in dat_evd_wait); for how long the server waits "
+                    + "for a client use --accept-timeout " + oldWait;
+        }
+        if (ex instanceof UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+            return ex.getMessage() + "; did you mean " + String.join(" or ", u.getSuggestions()) + "?";
+        }
+        if (ex.getClass() == ParameterException.class) {
+            return ex.getMessage();
+        }
+        return ex.getMessage() + " (see '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')";
+    }
+
+    /** The SECONDS of an old-style {@code --wait SECONDS} or {@code --wait=SECONDS}, or {@code null}. */
+    private static String oldWait(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String value = args[i].startsWith("--wait=") ? args[i].substring(7)
+                    : args[i].equals("--wait") && i + 1 < args.length ? args[i + 1] : null;
+            if (value != null && value.matches("\\d+")) {
+                return value;
+            }
+        }
+        return null;
     }
 
     @Override

@@ -16,15 +16,14 @@ final class Latency {
     }
 
     /**
-     * Records one sample unless it belongs to the warm-up.
+     * Records one sample of a measured round (warm-up rounds record nothing).
      *
-     * @param h         the histogram
-     * @param iteration the iteration (0-based, warm-up first)
-     * @param warmup    the number of warm-up iterations
-     * @param nanos     the sample
+     * @param h       the histogram
+     * @param measure whether the round is measured
+     * @param nanos   the sample
      */
-    static void record(Histogram h, int iteration, int warmup, long nanos) {
-        if (iteration >= warmup) {
+    static void record(Histogram h, boolean measure, long nanos) {
+        if (measure) {
             h.recordValue(Math.min(nanos, MAX_NANOS));
         }
     }

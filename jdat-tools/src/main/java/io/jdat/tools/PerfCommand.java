@@ -1,7 +1,10 @@
 package io.jdat.tools;
 
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -12,17 +15,29 @@ import picocli.CommandLine.Spec;
  * {@code jdat perf}: a real transfer on a DAT provider (default: the embedded {@code mem} provider), both sides
  * in this JVM, or in two processes with {@code --server} / {@code --client ADDR} (a second DAT connection
  * carries the settings and the phase barriers). The server and the client each open the IA, connect with
- * private data, and measure send/recv, RDMA Write and RDMA Read latency and RDMA Write, RDMA Read and send
- * bandwidth, verifying every transfer. Prints one table (or {@code --json}); exit code 1 on any DAT error or
- * wrong data.
+ * private data, and measure the selected operations ({@code --op}: send/recv, RDMA Write, RDMA Read) and
+ * tests ({@code --test}: latency, bandwidth) at the selected sizes, for a count or a {@code --duration},
+ * polling or waiting for completions, verifying every transfer unless {@code --no-verify}. Prints one table
+ * (or {@code --json}); exit code 1 on any DAT error or wrong data, 2 on a usage error.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Measures latency and bandwidth between two IAs, in this JVM (a server and a client "
-                + "thread) or in two processes (--server, --client ADDR), verifying every transfer.",
+        description = {"Measures latency (median, p99, p99.9, max) and bandwidth between two IAs, in this JVM (a "
+                + "server and a client thread) or in two processes (--server, --client ADDR), verifying every "
+                + "transfer.",
+            "Default: every operation (send, rdma-write, rdma-read), latency at 64 B and bandwidth at 1 MiB; "
+                + "e.g. --op rdma-write --test latency --sizes 8..64K --duration 1.",
+            "Exit code 0: success; 1: a failure (a DAT error, wrong data, a timeout; one line on stderr); "
+                + "2: usage error."},
         sortOptions = false)
 public final class PerfCommand implements Callable<Integer> {
-    /** The most memory one side registers: {@code 2 * window + 1} bulk buffers must fit. */
+    /** The most memory one side registers for the bulk or the small buffers. */
     private static final long MAX_REGION = 1L << 30;
+    /** The latency size when none is given. */
+    private static final long DEFAULT_SIZE = 64;
+    /** The bandwidth size when none is given. */
+    private static final long DEFAULT_BW_SIZE = 1L << 20;
+    /** The longest {@code --duration}. */
+    private static final long MAX_DURATION = 24 * 3600 * 1_000_000_000L;
 
     @Spec
     private CommandSpec spec;
@@ -31,22 +46,39 @@ public final class PerfCommand implements Callable<Integer> {
             description = "IA name to open on both sides (default: ${DEFAULT-VALUE}).")
     private String ia;
 
-    @Option(names = "--sizes", paramLabel = "SIZE", split = ",", defaultValue = "64", converter = Sizes.class,
-            description = "Message sizes of the latency tests, multiples of 8 (default: ${DEFAULT-VALUE}), "
-                    + "e.g. 64,4K,64K.")
-    private List<Long> sizes;
+    @Option(names = "--op", paramLabel = "OP", split = ",", converter = PerfOp.Converter.class,
+            description = "Operations to measure, repeatable or a comma list: send (sr), rdma-write (write, rw), "
+                    + "rdma-read (read, rr) (default: all three).")
+    private List<PerfOp> ops;
+
+    @Option(names = "--test", paramLabel = "TEST", split = ",", converter = PerfTest.Converter.class,
+            description = "What to measure: latency (lat: ping-pongs, RDMA read round trips) or bandwidth (bw: "
+                    + "streams) (default: both).")
+    private List<PerfTest> tests;
+
+    @Option(names = "--sizes", paramLabel = "SIZES", split = ",",
+            description = "Message sizes of the latency tests (and of the bandwidth tests when they run alone): "
+                    + "a size, a comma list or a sweep FROM..TO that doubles from FROM up to TO; multiples of 8, "
+                    + "suffixes K, M, G (default: 64), e.g. 4K or 64,4K or 8..1M.")
+    private List<String> sizes;
 
     @Option(names = {"-n", "--iterations"}, paramLabel = "N", defaultValue = "100000",
             description = "Timed iterations per latency test (default: ${DEFAULT-VALUE}).")
     private int iterations;
 
+    @Option(names = "--duration", paramLabel = "TIME", converter = Seconds.class,
+            description = "Measure each test for about this long instead of --iterations and --bw-bytes: seconds, "
+                    + "or with a unit: 500ms, 2s, 1m.")
+    private Long durationNanos;
+
     @Option(names = "--warmup", paramLabel = "N", defaultValue = "20000",
             description = "Untimed warm-up iterations per latency test (default: ${DEFAULT-VALUE}).")
     private int warmup;
 
-    @Option(names = "--bw-size", paramLabel = "SIZE", defaultValue = "1MiB", converter = Sizes.class,
-            description = "Transfer size of the bandwidth tests (default: ${DEFAULT-VALUE}).")
-    private long bwSize;
+    @Option(names = "--bw-size", paramLabel = "SIZES", split = ",",
+            description = "Transfer sizes of the bandwidth tests, like --sizes; multiples of 8, at least 16 "
+                    + "(default: 1MiB, or --sizes with --test bandwidth).")
+    private List<String> bwSizes;
 
     @Option(names = "--bw-bytes", paramLabel = "SIZE", defaultValue = "2GiB", converter = Sizes.class,
             description = "Bytes moved per bandwidth test (default: ${DEFAULT-VALUE}).")
@@ -55,6 +87,17 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--window", paramLabel = "N", defaultValue = "16",
             description = "Outstanding transfers in the bandwidth tests (default: ${DEFAULT-VALUE}).")
     private int window;
+
+    @Option(names = {"-P", "--poll"}, description = "Busy-poll completions with dat_evd_dequeue (the default).")
+    private boolean poll;
+
+    @Option(names = "--wait", description = "Wait for completions in dat_evd_wait (spins briefly, then parks) "
+            + "instead of busy-polling. The RDMA write ping-pong watches memory either way.")
+    private boolean waitMode;
+
+    @Option(names = "--no-verify", description = "Do not write or check data patterns (verification is on by "
+            + "default: sequence stamps and payload patterns of every transfer).")
+    private boolean noVerify;
 
     @Option(names = "--conn-qual", paramLabel = "QUAL", defaultValue = "18515",
             description = "Connection qualifier the server listens on (default: ${DEFAULT-VALUE}).")
@@ -85,12 +128,12 @@ public final class PerfCommand implements Callable<Integer> {
         TxAddress client;
     }
 
-    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "0",
+    @Option(names = "--accept-timeout", paramLabel = "SECONDS", defaultValue = "0",
             description = "--server: give up when no client connects within this time (default: 0, wait forever).")
-    private int wait;
+    private int acceptTimeout;
 
-    @Option(names = "--json", description = "Print the results as one JSON object (operation, size, median_us, "
-            + "p99_us, mb_per_s per row) instead of the table.")
+    @Option(names = "--json", description = "Print the results as one JSON object (settings; operation, size, count, "
+            + "median_us, p99_us, p999_us, max_us, mb_per_s per row) instead of the table.")
     private boolean json;
 
     /** Creates the command (picocli instantiates it). */
@@ -99,48 +142,124 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        require(!(poll && waitMode), "--poll and --wait exclude each other: pick one (polling is the default)");
+        require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
+        require(acceptTimeout >= 0, "--accept-timeout must not be negative");
         if (mode != null && mode.server) {
-            require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
-            require(wait >= 0, "--wait must not be negative");
+            List<String> settings = given("--op", "--test", "--sizes", "--iterations", "--duration", "--warmup",
+                    "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify");
+            require(settings.isEmpty(), "--server takes its settings from the client: drop "
+                    + String.join(", ", settings) + " here and give them to the --client");
             java.io.PrintWriter err = spec.commandLine().getErr();
-            PerfConfig served = PerfRun.runServer(ia, connQual, timeout, wait, address -> {
+            PerfConfig served = PerfRun.runServer(ia, connQual, timeout, acceptTimeout, address -> {
                 err.println("jdat perf server: IA \"" + ia + "\" listening at " + TxClient.display(address)
                         + " on qualifiers " + connQual + " and " + (connQual + 1));
                 err.flush();
             });
-            err.println("jdat perf server: served a run (" + served.sizes().size() + " size(s), "
-                    + served.iterations() + " iterations)");
+            err.println("jdat perf server: served a run (" + PerfRun.plan(served).size() + " measurement(s))");
             err.flush();
             return 0;
         }
+        require(!matched("--accept-timeout"), "--accept-timeout applies to --server only: drop it or add --server");
         PerfConfig config = config();
+        ResultTable table = new ResultTable(spec.commandLine().getOut(), config, counters, json,
+                Progress.forTerminal(spec.commandLine().getErr()));
         if (mode != null) {
-            PerfConfig c = mode.client.connQual() < 0 ? config : new PerfConfig(config.iaName(),
-                    mode.client.connQual(), config.sizes(), config.warmup(), config.iterations(), config.bwSize(),
-                    config.bwBytes(), config.window(), config.timeoutSeconds());
-            PerfRun.runClient(c, mode.client.address(),
-                    new ResultTable(spec.commandLine().getOut(), c, counters, json));
+            PerfConfig c = mode.client.connQual() < 0 ? config : config.withConnQual(mode.client.connQual());
+            PerfRun.runClient(c, mode.client.address(), table);
         } else {
-            PerfRun.run(config, new ResultTable(spec.commandLine().getOut(), config, counters, json));
+            PerfRun.run(config, table);
         }
         return 0;
     }
 
     /** Validates the options into a configuration. */
     private PerfConfig config() {
-        for (long s : sizes) {
-            require(s >= 8 && s % 8 == 0, "--sizes: " + s + " is not a positive multiple of 8");
+        boolean timed = durationNanos != null;
+        if (timed) {
+            require(!matched("--iterations"), "--duration and --iterations exclude each other: drop one");
+            require(!matched("--bw-bytes"), "--duration and --bw-bytes exclude each other: drop one");
+            require(durationNanos >= 1_000_000 && durationNanos <= MAX_DURATION,
+                    "--duration must be from 1ms to 24h, e.g. --duration 2 or --duration 500ms");
         }
+        EnumSet<PerfOp> opSet = ops == null || ops.isEmpty() ? EnumSet.allOf(PerfOp.class) : EnumSet.copyOf(ops);
+        EnumSet<PerfTest> testSet = tests == null || tests.isEmpty() ? EnumSet.allOf(PerfTest.class)
+                : EnumSet.copyOf(tests);
+        boolean latency = testSet.contains(PerfTest.LATENCY);
+        boolean bandwidth = testSet.contains(PerfTest.BANDWIDTH);
+        if (!latency) {
+            List<String> unused = given("--iterations", "--warmup");
+            require(unused.isEmpty(), String.join(" and ", unused) + verb(unused) + " the latency tests, which "
+                    + "--test bandwidth leaves out: drop " + (unused.size() > 1 ? "them" : "it")
+                    + " or add --test latency");
+        }
+        if (!bandwidth) {
+            List<String> unused = given("--bw-size", "--bw-bytes", "--window");
+            require(unused.isEmpty(), String.join(" and ", unused) + verb(unused) + " the bandwidth tests, which "
+                    + "--test latency leaves out: drop " + (unused.size() > 1 ? "them" : "it")
+                    + " or add --test bandwidth");
+        }
+        require(latency || sizes == null || bwSizes == null, "--sizes and --bw-size both set the bandwidth sizes "
+                + "under --test bandwidth: drop one");
+        List<Long> latSizes = sizes == null ? List.of(DEFAULT_SIZE) : parseSizes("--sizes", sizes);
+        String bwOption = bwSizes != null ? "--bw-size" : sizes != null && !latency ? "--sizes" : null;
+        List<Long> bw = bwSizes != null ? parseSizes("--bw-size", bwSizes)
+                : sizes != null && !latency ? latSizes : List.of(DEFAULT_BW_SIZE);
+        if (latency) {
+            for (long s : latSizes) {
+                require(s >= 8 && s % 8 == 0, "--sizes: " + s + " is not a positive multiple of 8 (perf moves whole "
+                        + "64-bit words): use e.g. " + Math.max(8, (s + 7) / 8 * 8));
+                require(4 * s <= MAX_REGION, "--sizes: " + Sizes.format(s) + " needs 4 x that of memory per side, "
+                        + "more than " + Sizes.format(MAX_REGION) + ": use a smaller size");
+            }
+        }
+        if (bandwidth) {
+            String option = bwOption == null ? "--bw-size" : bwOption;
+            for (long s : bw) {
+                require(s >= 16 && s % 8 == 0, option + ": " + s + " is not a multiple of 8 of at least 16 (a "
+                        + "bandwidth transfer carries two 8-byte stamps): use e.g. " + Math.max(16, (s + 7) / 8 * 8));
+            }
+            require(window >= 1 && window <= 1024, "--window must be 1..1024");
+            long max = bw.stream().mapToLong(Long::longValue).max().orElse(0);
+            require((2L * window + 1) * max <= MAX_REGION, "--window " + window + " x " + option + " "
+                    + Sizes.format(max) + " needs more than " + Sizes.format(MAX_REGION) + " of memory per side: "
+                    + "use a smaller --window or size");
+        }
+        require(latSizes.size() + bw.size() <= PerfControl.MAX_SIZES, "too many sizes (" + (latSizes.size()
+                + bw.size()) + "): at most " + PerfControl.MAX_SIZES + " in all");
         require(iterations >= 1, "--iterations must be at least 1");
         require(warmup >= 0, "--warmup must not be negative");
-        require(bwSize >= 16 && bwSize % 8 == 0, "--bw-size must be a multiple of 8, at least 16");
         require(bwBytes >= 1, "--bw-bytes must be positive");
-        require(window >= 1 && window <= 1024, "--window must be 1..1024");
-        require((2L * window + 1) * bwSize <= MAX_REGION, "--window " + window + " x --bw-size " + Sizes.format(bwSize)
-                + " needs more than " + Sizes.format(MAX_REGION) + " of memory per side");
-        require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
-        require((long) iterations + warmup <= Integer.MAX_VALUE, "too many iterations");
-        return new PerfConfig(ia, connQual, sizes, warmup, iterations, bwSize, bwBytes, window, timeout);
+        return new PerfConfig(ia, connQual, latSizes, warmup, iterations, bw, bwBytes, window, timeout, opSet, testSet,
+                timed ? durationNanos : 0, waitMode, !noVerify);
+    }
+
+    /** Parses a size list option, turning a bad item into a usage error that names the option. */
+    private List<Long> parseSizes(String option, List<String> items) {
+        try {
+            return Sizes.parseList(items);
+        } catch (CommandLine.TypeConversionException e) {
+            throw new ParameterException(spec.commandLine(), option + ": " + e.getMessage());
+        }
+    }
+
+    private static String verb(List<String> subjects) {
+        return subjects.size() > 1 ? " set" : " sets";
+    }
+
+    /** The options of {@code names} given on the command line. */
+    private List<String> given(String... names) {
+        List<String> found = new ArrayList<>();
+        for (String n : names) {
+            if (matched(n)) {
+                found.add(n);
+            }
+        }
+        return found;
+    }
+
+    private boolean matched(String name) {
+        return spec.commandLine().getParseResult().hasMatchedOption(name);
     }
 
     private void require(boolean ok, String message) {

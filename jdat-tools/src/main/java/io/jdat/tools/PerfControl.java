@@ -88,11 +88,11 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
      * @param iaName         the IA to open
      * @param connQual       the qualifier
      * @param timeoutSeconds the wait limit of barriers and messages
-     * @param waitSeconds    how long to wait for a client (0: forever)
+     * @param acceptSeconds  how long to wait for a client (0: forever)
      * @param listening      called with this IA's address once the qualifier listens
      * @return the connected control
      */
-    static PerfControl acceptAfter(String iaName, long connQual, int timeoutSeconds, int waitSeconds,
+    static PerfControl acceptAfter(String iaName, long connQual, int timeoutSeconds, int acceptSeconds,
             java.util.function.Consumer<java.net.SocketAddress> listening) {
         PerfControl c = new PerfControl("server", iaName, timeoutSeconds);
         try {
@@ -102,8 +102,8 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
             long start = System.nanoTime();
             while (true) {
                 if (!crEvd.waitFor(100_000, 1, c.ev)) {
-                    if (waitSeconds > 0 && System.nanoTime() - start > waitSeconds * 1_000_000_000L) {
-                        throw new PerfFailure("server: no client connected within " + waitSeconds + " s");
+                    if (acceptSeconds > 0 && System.nanoTime() - start > acceptSeconds * 1_000_000_000L) {
+                        throw new PerfFailure("server: no client connected within " + acceptSeconds + " s");
                     }
                     continue;
                 }
@@ -188,18 +188,48 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         watcher.start();
     }
 
+    /** The most sizes (latency and bandwidth together) the settings message carries. */
+    static final int MAX_SIZES = (SLOT - 128) / 8;
+
     /** Sends the run's settings (client). */
     void sendConfig(PerfConfig c) {
-        ByteBuffer b = ByteBuffer.allocate(SLOT).putLong(MAGIC).putInt(KIND_CONFIG).putInt(c.sizes().size());
-        if (c.sizes().size() > (SLOT - 64) / 8) {
-            throw new PerfFailure("too many --sizes for a two-process run (at most " + (SLOT - 64) / 8 + ")");
+        if (c.sizes().size() + c.bwSizes().size() > MAX_SIZES) {
+            throw new PerfFailure("too many sizes for a two-process run (at most " + MAX_SIZES + ")");
         }
-        for (long s : c.sizes()) {
+        ByteBuffer b = ByteBuffer.allocate(SLOT).putLong(MAGIC).putInt(KIND_CONFIG);
+        putSizes(b, c.sizes());
+        putSizes(b, c.bwSizes());
+        int ops = 0;
+        for (PerfOp op : c.ops()) {
+            ops |= 1 << op.ordinal();
+        }
+        int tests = 0;
+        for (PerfTest t : c.tests()) {
+            tests |= 1 << t.ordinal();
+        }
+        b.putInt(c.warmup()).putInt(c.iterations()).putLong(c.bwBytes()).putInt(c.window())
+                .putInt(c.timeoutSeconds()).putInt(ops).putInt(tests).putLong(c.durationNanos())
+                .put((byte) (c.waitMode() ? 1 : 0)).put((byte) (c.verify() ? 1 : 0));
+        send(b.array(), b.position());
+    }
+
+    private static void putSizes(ByteBuffer b, List<Long> sizes) {
+        b.putInt(sizes.size());
+        for (long s : sizes) {
             b.putLong(s);
         }
-        b.putInt(c.warmup()).putInt(c.iterations()).putLong(c.bwSize()).putLong(c.bwBytes()).putInt(c.window())
-                .putInt(c.timeoutSeconds());
-        send(b.array(), b.position());
+    }
+
+    private List<Long> getSizes(ByteBuffer b) {
+        int n = b.getInt();
+        if (n < 0 || n > MAX_SIZES) {
+            throw new PerfFailure("server: bad settings from the client (" + n + " sizes)");
+        }
+        List<Long> sizes = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            sizes.add(b.getLong());
+        }
+        return sizes;
     }
 
     /**
@@ -211,21 +241,37 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
      */
     PerfConfig receiveConfig(String iaName, long connQual) {
         ByteBuffer b = receive("the client's settings", KIND_CONFIG);
-        int n = b.getInt();
-        if (n < 1 || n > (SLOT - 64) / 8) {
-            throw new PerfFailure("server: bad settings from the client (" + n + " sizes)");
+        try {
+            List<Long> sizes = getSizes(b);
+            List<Long> bwSizes = getSizes(b);
+            int warmup = b.getInt();
+            int iterations = b.getInt();
+            long bwBytes = b.getLong();
+            int window = b.getInt();
+            int timeout = b.getInt();
+            int opsMask = b.getInt();
+            int testsMask = b.getInt();
+            long duration = b.getLong();
+            boolean wait = b.get() != 0;
+            boolean verify = b.get() != 0;
+            java.util.EnumSet<PerfOp> ops = java.util.EnumSet.noneOf(PerfOp.class);
+            for (PerfOp op : PerfOp.values()) {
+                if ((opsMask & 1 << op.ordinal()) != 0) {
+                    ops.add(op);
+                }
+            }
+            java.util.EnumSet<PerfTest> tests = java.util.EnumSet.noneOf(PerfTest.class);
+            for (PerfTest t : PerfTest.values()) {
+                if ((testsMask & 1 << t.ordinal()) != 0) {
+                    tests.add(t);
+                }
+            }
+            return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeout, ops,
+                    tests, duration, wait, verify);
+        } catch (java.nio.BufferUnderflowException e) {
+            throw new PerfFailure("server: the client's settings are too short: do both sides run the same jdat "
+                    + "version?");
         }
-        List<Long> sizes = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            sizes.add(b.getLong());
-        }
-        int warmup = b.getInt();
-        int iterations = b.getInt();
-        long bwSize = b.getLong();
-        long bwBytes = b.getLong();
-        int window = b.getInt();
-        int timeout = b.getInt();
-        return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSize, bwBytes, window, timeout);
     }
 
     /** Meets the peer without a note. */

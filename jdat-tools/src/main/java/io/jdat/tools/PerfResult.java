@@ -7,11 +7,15 @@ import org.HdrHistogram.Histogram;
  *
  * @param operation    the operation
  * @param size         bytes per transfer
+ * @param count        measured iterations (latency) or transfers (bandwidth)
  * @param medianMicros median latency in microseconds (one-way for ping-pongs)
  * @param p99Micros    99th percentile latency in microseconds (one-way for ping-pongs)
+ * @param p999Micros   99.9th percentile latency in microseconds (one-way for ping-pongs)
+ * @param maxMicros    the largest latency in microseconds (one-way for ping-pongs)
  * @param mbPerSecond  bandwidth in 10^6 bytes per second
  */
-record PerfResult(String operation, long size, double medianMicros, double p99Micros, double mbPerSecond) {
+record PerfResult(String operation, long size, long count, double medianMicros, double p99Micros, double p999Micros,
+        double maxMicros, double mbPerSecond) {
     /**
      * A latency row from a histogram of nanoseconds.
      *
@@ -22,8 +26,9 @@ record PerfResult(String operation, long size, double medianMicros, double p99Mi
      * @return the row
      */
     static PerfResult latency(String operation, long size, Histogram h, int divisor) {
-        return new PerfResult(operation, size, h.getValueAtPercentile(50) / 1000.0 / divisor,
-                h.getValueAtPercentile(99) / 1000.0 / divisor, Double.NaN);
+        double d = 1000.0 * divisor;
+        return new PerfResult(operation, size, h.getTotalCount(), h.getValueAtPercentile(50) / d,
+                h.getValueAtPercentile(99) / d, h.getValueAtPercentile(99.9) / d, h.getMaxValue() / d, Double.NaN);
     }
 
     /**
@@ -31,11 +36,12 @@ record PerfResult(String operation, long size, double medianMicros, double p99Mi
      *
      * @param operation the operation
      * @param size      bytes per transfer
-     * @param bytes     bytes moved
+     * @param count     transfers measured
      * @param nanos     time taken
      * @return the row
      */
-    static PerfResult bandwidth(String operation, long size, long bytes, long nanos) {
-        return new PerfResult(operation, size, Double.NaN, Double.NaN, bytes * 1000.0 / Math.max(1, nanos));
+    static PerfResult bandwidth(String operation, long size, long count, long nanos) {
+        return new PerfResult(operation, size, count, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                count * size * 1000.0 / Math.max(1, nanos));
     }
 }

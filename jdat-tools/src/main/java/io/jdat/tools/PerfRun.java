@@ -13,25 +13,34 @@ final class PerfRun {
     }
 
     /**
-     * The measurements of a run, in table order: send/recv, RDMA write and RDMA read latency for every size,
-     * then the RDMA write, RDMA read and send streams.
+     * The measurements of a run, in table order: of the selected operations ({@code --op}) and tests
+     * ({@code --test}), send/recv, RDMA write and RDMA read latency for every size, then the RDMA write,
+     * RDMA read and send streams for every bandwidth size.
      *
      * @param c the settings
      * @return the plan
      */
     static List<Measurement> plan(PerfConfig c) {
         List<Measurement> plan = new ArrayList<>();
-        for (long size : c.sizes()) {
-            plan.add(new SendPingPong(size));
+        if (c.latency()) {
+            for (PerfOp op : c.ops()) {
+                for (long size : c.sizes()) {
+                    plan.add(switch (op) {
+                        case SEND -> new SendPingPong(size);
+                        case RDMA_WRITE -> new WritePingPong(size);
+                        case RDMA_READ -> new ReadLatency(size);
+                    });
+                }
+            }
         }
-        for (long size : c.sizes()) {
-            plan.add(new WritePingPong(size));
-        }
-        for (long size : c.sizes()) {
-            plan.add(new ReadLatency(size));
-        }
-        for (Stream.Kind k : Stream.Kind.values()) {
-            plan.add(new Stream(k, c.bwSize()));
+        if (c.bandwidth()) {
+            for (Stream.Kind k : Stream.Kind.values()) {
+                if (c.ops().contains(k.op())) {
+                    for (long size : c.bwSizes()) {
+                        plan.add(new Stream(k, size));
+                    }
+                }
+            }
         }
         return plan;
     }
@@ -65,11 +74,13 @@ final class PerfRun {
         try {
             join(st);
             join(ct);
+            table.stopProgress();
             if (sync.failure() == null && client.side != null && server.side != null) {
                 table.counters(client.side, server.side);
                 table.end();
             }
         } finally {
+            table.stopProgress();
             close(client.side);
             close(server.side);
         }
@@ -90,13 +101,13 @@ final class PerfRun {
      * @param iaName         this side's IA
      * @param connQual       the control qualifier
      * @param timeoutSeconds the wait limit before the settings arrive
-     * @param waitSeconds    how long to wait for a client (0: forever)
+     * @param acceptSeconds  how long to wait for a client (0: forever)
      * @param listening      called once the control qualifier listens
      * @return the settings the client sent
      */
-    static PerfConfig runServer(String iaName, long connQual, int timeoutSeconds, int waitSeconds,
+    static PerfConfig runServer(String iaName, long connQual, int timeoutSeconds, int acceptSeconds,
             java.util.function.Consumer<java.net.SocketAddress> listening) {
-        PerfControl control = PerfControl.acceptAfter(iaName, connQual, timeoutSeconds, waitSeconds, listening);
+        PerfControl control = PerfControl.acceptAfter(iaName, connQual, timeoutSeconds, acceptSeconds, listening);
         try (control) {
             PerfConfig config = control.receiveConfig(iaName, connQual + 1);
             Sync sync = new Sync(control);
@@ -125,8 +136,7 @@ final class PerfRun {
         try (PerfControl control = PerfControl.connect(config.iaName(), server, config.connQual(),
                 config.timeoutSeconds())) {
             control.sendConfig(config);
-            PerfConfig data = new PerfConfig(config.iaName(), config.connQual() + 1, config.sizes(), config.warmup(),
-                    config.iterations(), config.bwSize(), config.bwBytes(), config.window(), config.timeoutSeconds());
+            PerfConfig data = config.withConnQual(config.connQual() + 1);
             Sync sync = new Sync(control);
             sync.knownServerAddress(server);
             control.watch(sync);
@@ -134,11 +144,13 @@ final class PerfRun {
             try {
                 client.run();
                 control.await("end");
+                table.stopProgress();
                 if (client.side != null) {
                     table.counters(client.side, null);
                 }
                 table.end();
             } finally {
+                table.stopProgress();
                 close(client.side);
             }
         }

@@ -30,7 +30,7 @@ final class PerfSession {
         this.side = side;
         this.layout = layout;
         this.sync = sync;
-        this.poller = new Poller(side.role, sync, config.timeoutNanos());
+        this.poller = new Poller(side.role, sync, config.timeoutNanos(), config.waitMode());
     }
 
     /** Sets the peer's region once connected. */

@@ -9,10 +9,10 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * Waits for one side of a perf run: busy-polls Event Dispatchers with {@link EventDispatcher#dequeue} into
- * one reused {@link DatEvent} (no allocation), spins on words of registered memory, and blocks on
- * connection events. Every wait fails after the run's timeout without progress, and stops at once when the
- * other side failed. One instance per thread.
+ * Waits for one side of a perf run: busy-polls Event Dispatchers with {@link EventDispatcher#dequeue} (or,
+ * in wait mode, waits in {@link EventDispatcher#waitFor}) into one reused {@link DatEvent} (no allocation),
+ * spins on words of registered memory, and blocks on connection events. Every wait fails after the run's
+ * timeout without progress, and stops at once when the other side failed. One instance per thread.
  */
 final class Poller {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -23,6 +23,18 @@ final class Poller {
     private final Sync sync;
     private final long timeoutNanos;
     private final String side;
+    private final boolean wait;
+
+    /**
+     * Creates a poller that busy-polls for completions.
+     *
+     * @param side         "client" or "server", for messages
+     * @param sync         the run's control plane
+     * @param timeoutNanos the longest wait without progress
+     */
+    Poller(String side, Sync sync, long timeoutNanos) {
+        this(side, sync, timeoutNanos, false);
+    }
 
     /**
      * Creates a poller.
@@ -30,15 +42,18 @@ final class Poller {
      * @param side         "client" or "server", for messages
      * @param sync         the run's control plane
      * @param timeoutNanos the longest wait without progress
+     * @param wait         reap DTO completions with {@code dat_evd_wait} (spin, then park) instead of
+     *                     busy-polling {@code dat_evd_dequeue}
      */
-    Poller(String side, Sync sync, long timeoutNanos) {
+    Poller(String side, Sync sync, long timeoutNanos, boolean wait) {
         this.side = side;
         this.sync = sync;
         this.timeoutNanos = timeoutNanos;
+        this.wait = wait;
     }
 
     /**
-     * Busy-polls for the next DTO completion and checks it: success, the expected cookie (completions
+     * Busy-polls (or waits) for the next DTO completion and checks it: success, the expected cookie (completions
      * arrive in posting order) and length.
      *
      * @param evd    the EVD
@@ -50,7 +65,17 @@ final class Poller {
      */
     DatEvent dto(EventDispatcher evd, long cookie, long length, String what) {
         DatEvent e = event;
-        if (!evd.dequeue(e)) {
+        if (wait) {
+            if (!evd.waitFor(BLOCK_SLICE_MICROS, 1, e)) {
+                long start = System.nanoTime();
+                do {
+                    sync.checkAborted();
+                    if (System.nanoTime() - start > timeoutNanos) {
+                        throw timeout(what + " #" + cookie);
+                    }
+                } while (!evd.waitFor(BLOCK_SLICE_MICROS, 1, e));
+            }
+        } else if (!evd.dequeue(e)) {
             long spins = 0;
             long start = 0;
             do {

@@ -12,7 +12,9 @@ import org.HdrHistogram.Histogram;
  * server receives it, sends it straight back from the receive buffer, verifies it, and re-posts the
  * buffer; the client receives the echo and verifies it. The server keeps two receives posted, so the one
  * for the next message is always posted before it replies. Sends use {@link CompletionFlags#SUPPRESS};
- * both sides busy-poll. The time is the client's round trip, reported as RTT/2.
+ * completions are polled (or waited for, {@code --wait}). The time is the client's round trip, reported as
+ * RTT/2. The client runs {@link Rounds}; the server posts the first two receives of each round before the
+ * round's "ready" barrier. Without verification ({@code --no-verify}) no pattern is written or checked.
  *
  * <p>Slots: client sends from small slot 0 and receives into 1; the server receives into 0 and 1 alternately.
  *
@@ -29,25 +31,34 @@ record SendPingPong(long size) implements Measurement {
 
     @Override
     public void server(PerfSession s) {
-        int total = s.config.warmup() + s.config.iterations();
         MemorySegment m = s.mem();
         Endpoint ep = s.ep();
         EventDispatcher recvEvd = s.side.recvEvd;
+        boolean verify = s.config.verify();
         long[] off = {s.layout.small(0), s.layout.small(1)};
         LmrTriplet[][] slot = {s.iov(off[0], size), s.iov(off[1], size)};
-        String what = NAME + " " + Sizes.format(size) + " receive";
+        String phase = NAME + " " + Sizes.format(size);
+        String roundPhase = phase + " round";
+        String what = phase + " receive";
         String check = "server: " + what;
-        for (int i = 0; i < Math.min(2, total); i++) {
-            ep.postRecv(1, slot[i], i, CompletionFlags.DEFAULT);
-        }
-        s.sync.await(what + " ready");
-        for (int i = 0; i < total; i++) {
-            int j = i & 1;
-            s.poller.dto(recvEvd, i, size, what);
-            ep.postSend(1, slot[j], i, CompletionFlags.SUPPRESS);
-            Pattern.verify(m, off[j], size, i, check);
-            if (i + 2 < total) {
-                ep.postRecv(1, slot[j], i + 2, CompletionFlags.DEFAULT);
+        long i = 0;
+        long n;
+        while ((n = s.sync.learn(roundPhase)) > 0) {
+            long end = i + n;
+            for (long k = i; k < Math.min(i + 2, end); k++) {
+                ep.postRecv(1, slot[(int) (k & 1)], k, CompletionFlags.DEFAULT);
+            }
+            s.sync.await(what + " ready");
+            for (; i < end; i++) {
+                int j = (int) (i & 1);
+                s.poller.dto(recvEvd, i, size, what);
+                ep.postSend(1, slot[j], i, CompletionFlags.SUPPRESS);
+                if (verify) {
+                    Pattern.verify(m, off[j], size, i, check);
+                }
+                if (i + 2 < end) {
+                    ep.postRecv(1, slot[j], i + 2, CompletionFlags.DEFAULT);
+                }
             }
         }
         s.sync.await(what + " done");
@@ -55,30 +66,45 @@ record SendPingPong(long size) implements Measurement {
 
     @Override
     public PerfResult client(PerfSession s) {
-        int warmup = s.config.warmup();
-        int total = warmup + s.config.iterations();
         MemorySegment m = s.mem();
         Endpoint ep = s.ep();
         EventDispatcher recvEvd = s.side.recvEvd;
+        boolean verify = s.config.verify();
         long sendOff = s.layout.small(0);
         long recvOff = s.layout.small(1);
         LmrTriplet[] sendIov = s.iov(sendOff, size);
         LmrTriplet[] recvIov = s.iov(recvOff, size);
-        String what = NAME + " " + Sizes.format(size) + " echo";
+        String phase = NAME + " " + Sizes.format(size);
+        String roundPhase = phase + " round";
+        String what = phase + " echo";
         String check = "client: " + what;
         Histogram h = Latency.histogram();
-        s.sync.await(NAME + " " + Sizes.format(size) + " receive ready");
-        for (int i = 0; i < total; i++) {
-            Pattern.fill(m, sendOff, size, i);
-            ep.postRecv(1, recvIov, i, CompletionFlags.DEFAULT);
-            long t0 = System.nanoTime();
-            ep.postSend(1, sendIov, i, CompletionFlags.SUPPRESS);
-            s.poller.dto(recvEvd, i, size, what);
-            long t1 = System.nanoTime();
-            Latency.record(h, i, warmup, t1 - t0);
-            Pattern.verify(m, recvOff, size, i, check);
+        Rounds rounds = Rounds.latency(s.config);
+        long i = 0;
+        long n;
+        long roundNanos = 0;
+        while ((n = s.sync.decide(roundPhase, rounds.next(roundNanos))) > 0) {
+            boolean measure = rounds.measuring();
+            s.sync.await(phase + " receive ready");
+            long end = i + n;
+            long r0 = System.nanoTime();
+            for (; i < end; i++) {
+                if (verify) {
+                    Pattern.fill(m, sendOff, size, i);
+                }
+                ep.postRecv(1, recvIov, i, CompletionFlags.DEFAULT);
+                long t0 = System.nanoTime();
+                ep.postSend(1, sendIov, i, CompletionFlags.SUPPRESS);
+                s.poller.dto(recvEvd, i, size, what);
+                long t1 = System.nanoTime();
+                Latency.record(h, measure, t1 - t0);
+                if (verify) {
+                    Pattern.verify(m, recvOff, size, i, check);
+                }
+            }
+            roundNanos = System.nanoTime() - r0;
         }
-        s.sync.await(NAME + " " + Sizes.format(size) + " receive done");
+        s.sync.await(phase + " receive done");
         return PerfResult.latency(NAME, size, h, 2);
     }
 }

@@ -6,7 +6,8 @@ import picocli.CommandLine;
 
 /**
  * Byte sizes on the command line and in output: {@code 64}, {@code 4K}, {@code 1MiB}, {@code 2G} (binary
- * multiples; {@code K}, {@code KB} and {@code KiB} all mean 1024).
+ * multiples; {@code K}, {@code KB} and {@code KiB} all mean 1024), and lists of them with sweeps
+ * ({@code 64,4K}, {@code 64..64K}).
  */
 public final class Sizes implements CommandLine.ITypeConverter<Long> {
     private static final java.util.regex.Pattern SIZE =
@@ -48,6 +49,47 @@ public final class Sizes implements CommandLine.ITypeConverter<Long> {
             return n << shift;
         } catch (NumberFormatException e) {
             throw new CommandLine.TypeConversionException("'" + text + "' is too large");
+        }
+    }
+
+    /**
+     * Parses size lists: each item is a size or a sweep {@code FROM..TO} (FROM, 2 x FROM, 4 x FROM, ... up
+     * to TO). Duplicates are dropped; the order is kept.
+     *
+     * @param items the items, e.g. {@code ["64", "1K..8K"]}
+     * @return the sizes
+     * @throws CommandLine.TypeConversionException when an item is neither a size nor a sweep
+     */
+    public static java.util.List<Long> parseList(java.util.List<String> items) {
+        java.util.LinkedHashSet<Long> sizes = new java.util.LinkedHashSet<>();
+        for (String item : items) {
+            int dots = item.indexOf("..");
+            if (dots < 0) {
+                sizes.add(parse(item));
+                continue;
+            }
+            long from = parseOrExplain(item.substring(0, dots), item);
+            long to = parseOrExplain(item.substring(dots + 2), item);
+            if (from < 1 || from > to) {
+                throw new CommandLine.TypeConversionException("'" + item + "' is not a sweep: FROM..TO needs "
+                        + "1 <= FROM <= TO (e.g. 64..64K)");
+            }
+            for (long s = from; s <= to; s *= 2) {
+                sizes.add(s);
+                if (s > Long.MAX_VALUE / 2) {
+                    break;
+                }
+            }
+        }
+        return java.util.List.copyOf(sizes);
+    }
+
+    private static long parseOrExplain(String part, String item) {
+        try {
+            return parse(part);
+        } catch (CommandLine.TypeConversionException e) {
+            throw new CommandLine.TypeConversionException("'" + item + "' is not a sweep FROM..TO of sizes "
+                    + "(e.g. 64..64K)");
         }
     }
 

@@ -7,9 +7,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The control plane between the server and the client side of one run: phase barriers, the server's
- * address, and the first failure, which aborts the other side's barriers and busy-wait loops. Everything
- * the test data needs (region addresses, payloads) goes through DAT. In one JVM the barriers are a
+ * The control plane between the server and the client side of one run: phase barriers (some carry the
+ * client's decision, such as the size of the next round), the server's address, and the first failure,
+ * which aborts the other side's barriers and busy-wait loops. Everything the test data needs (region
+ * addresses, payloads) goes through DAT. In one JVM the barriers are a
  * {@link Phaser}; in two processes ({@code jdat perf --server} / {@code --client}) a {@link Barrier} over a
  * second DAT connection ({@link PerfControl}), and a failure aborts only this process's side.
  */
@@ -17,6 +18,9 @@ final class Sync {
     private static final long SLICE_NANOS = 100_000_000L;
 
     private final Phaser phaser = new Phaser(2);
+    /** The numbers {@link #decide} passes to {@link #learn} in one JVM, by phase parity. */
+    private final java.util.concurrent.atomic.AtomicLongArray shared =
+            new java.util.concurrent.atomic.AtomicLongArray(2);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean aborted;
     private volatile SocketAddress serverAddress;
@@ -71,6 +75,53 @@ final class Sync {
             }
             return;
         }
+        meet(phase);
+    }
+
+    /**
+     * The client's side of a barrier that carries a number to the server (the size of the next round).
+     *
+     * @param phase the phase name, for messages
+     * @param value what the server's {@link #learn} returns
+     * @return {@code value}
+     * @throws Aborted when the other side failed
+     */
+    long decide(String phase, long value) {
+        checkAborted();
+        if (barrier != null) {
+            barrier.await(phase, Long.toString(value));
+            return value;
+        }
+        // The phase cannot advance before this side arrives; the server reads the slot before it can reach the
+        // barrier after next, which is when this slot is written again.
+        shared.set(phaser.getPhase() & 1, value);
+        meet(phase);
+        return value;
+    }
+
+    /**
+     * The server's side of a {@link #decide} barrier.
+     *
+     * @param phase the phase name, for messages
+     * @return the client's number
+     * @throws Aborted when the other side failed
+     */
+    long learn(String phase) {
+        checkAborted();
+        if (barrier != null) {
+            String theirs = barrier.await(phase, "");
+            try {
+                return Long.parseLong(theirs);
+            } catch (NumberFormatException e) {
+                throw new PerfFailure("server: phase '" + phase + "': the client sent '" + theirs + "' instead of a "
+                        + "count: do both sides run the same jdat version?");
+            }
+        }
+        return shared.get(meet(phase) & 1);
+    }
+
+    /** Arrives at the phaser and waits for the other side; returns the arrival phase. */
+    private int meet(String phase) {
         int p = phaser.arrive();
         while (true) {
             try {
@@ -78,7 +129,7 @@ final class Sync {
                     checkAborted();
                     throw new PerfFailure("run terminated in phase '" + phase + "'");
                 }
-                return;
+                return p;
             } catch (TimeoutException e) {
                 checkAborted();
             } catch (InterruptedException e) {

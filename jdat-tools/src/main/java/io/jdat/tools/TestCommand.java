@@ -79,13 +79,17 @@ public final class TestCommand implements Callable<Integer> {
     @Option(names = {"-P", "--poll"}, description = "Busy-poll with dat_evd_dequeue instead of waiting in dat_evd_wait.")
     private boolean poll;
 
+    @Option(names = "--wait", description = "Wait for completions in dat_evd_wait (spins briefly, then parks; the "
+            + "default).")
+    private boolean waitMode;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
             description = "Fail when a wait makes no progress for this long (default: ${DEFAULT-VALUE}).")
     private int timeout;
 
-    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "0",
+    @Option(names = "--accept-timeout", paramLabel = "SECONDS", defaultValue = "0",
             description = "--server: give up when no client connects within this time (default: 0, wait forever).")
-    private int wait;
+    private int acceptTimeout;
 
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     private boolean json;
@@ -100,7 +104,10 @@ public final class TestCommand implements Callable<Integer> {
         require(eps >= 1 && eps <= TxConfig.MAX_EPS, "--eps must be 1.." + TxConfig.MAX_EPS);
         require(iterations >= 1 && iterations < (1L << 48), "--iterations must be at least 1");
         require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
-        require(wait >= 0, "--wait must not be negative");
+        require(acceptTimeout >= 0, "--accept-timeout must not be negative");
+        require(!(poll && waitMode), "--poll and --wait exclude each other: pick one (waiting is the default)");
+        require(acceptTimeout == 0 || mode != null && mode.server,
+                "--accept-timeout applies to --server only: drop it or add --server");
         List<TxOp> list = ops == null || ops.isEmpty() ? DEFAULT_OPS.stream().map(TxOp::parse).toList() : ops;
         require(list.size() <= TxConfig.MAX_OPS, "at most " + TxConfig.MAX_OPS + " --op");
         long perEp = 0;
@@ -114,7 +121,7 @@ public final class TestCommand implements Callable<Integer> {
         String role;
         if (mode != null && mode.server) {
             role = "server";
-            r = TxRun.server(ia, connQual, poll, timeout, wait, spec.commandLine().getErr(), a -> {
+            r = TxRun.server(ia, connQual, poll, timeout, acceptTimeout, spec.commandLine().getErr(), a -> {
                 if (!json) {
                     spec.commandLine().getErr().println("jdat test server: IA \"" + ia + "\" listening at " + TxClient.display(a)
                             + " qualifier " + connQual);

@@ -67,19 +67,19 @@ final class TxRun {
      * @param connQual       the qualifier to listen on
      * @param poll           busy-poll
      * @param timeoutSeconds the wait limit once a client connected
-     * @param waitSeconds    how long to wait for a client (0: forever)
+     * @param acceptSeconds  how long to wait for a client (0: forever)
      * @param log            where the server notes go
      * @param listening      called with the address once listening
      * @return the server's result
      */
-    static TxResult server(String iaName, long connQual, boolean poll, int timeoutSeconds, int waitSeconds,
+    static TxResult server(String iaName, long connQual, boolean poll, int timeoutSeconds, int acceptSeconds,
             PrintWriter log, java.util.function.Consumer<SocketAddress> listening) {
         TxAbort abort = new TxAbort();
         try (TxServer server = new TxServer(iaName, connQual, poll, timeoutSeconds, abort, TxHooks.NONE, log)) {
             listening.accept(server.address());
             TxResult r;
             try {
-                r = server.serve(waitSeconds);
+                r = server.serve(acceptSeconds);
                 r.counts("server IA", server.side.ia.counters());
             } catch (RuntimeException | Error e) {
                 abort.fail(e);
