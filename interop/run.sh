@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop tests of the tcp provider against the Linux kernel's soft-iWARP (siw) in a qemu guest
-# (../shared/interop/siw-vm): jdat rping against the real rping, both ways, CRC off and on, 64 B to 64 KiB.
+# (../shared/interop/siw-vm): jdat rping against the real rping, both ways, CRC off and on, 64 B to 64 KiB; and
+# jdat dtest against DAPL's own dtest (uDAPL 2.1, Debian's dapl2-utils, its rdma_cm provider on siw0), both ways.
 #
 #   interop/run.sh            builds the VM image once (cached in $SIW_VM_CACHE), boots it, runs every case,
 #                             stops it, prints "N passed, N failed"; exit 1 when a case failed
@@ -51,19 +52,38 @@ if [ ! -e "$CACHE/.stage-image" ]; then
         say "the VM build failed (log: $LOG/build.log)"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
-# Free host ports for the forwards: guest 7174 (rping -s) and 45248 (dtest -s) are reached from the host;
-# the guest reaches the host's jdat servers at 10.0.2.100:9999 (rping) and :9998 (dtest).
-free_port() { local p; for p in $(seq "$1" $(( $1 + 200 ))); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }; done; }
-H_RPING=$(free_port 17174); H_DTEST=$(free_port 17248); J_RPING=$(free_port 19999); J_DTEST=$(free_port 19998)
+# Free host ports for the forwards: guest 7174 (rping -s), 45248 (dtest -s) and 15828 (dtest's server info) are
+# reached from the host; the guest reaches the host's jdat servers at 10.0.2.100:9999 (rping), :45248 and :15828
+# (dtest: its client has no port options).
+free_port() { local p q; for p in $(seq "$1" $(( $1 + 200 ))); do
+    for q in "${TAKEN[@]}"; do [ "$p" = "$q" ] && continue 2; done
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }; done; }
+TAKEN=()
+H_RPING=$(free_port 17174); TAKEN+=("$H_RPING"); H_DTEST=$(free_port 17248); TAKEN+=("$H_DTEST")
+H_INFO=$(free_port 17828); TAKEN+=("$H_INFO"); J_RPING=$(free_port 19999); TAKEN+=("$J_RPING")
+J_DTEST=$(free_port 19248); TAKEN+=("$J_DTEST"); J_INFO=$(free_port 19828)
 "$SIW_VM" stop > /dev/null 2>&1 || true
 say "starting the siw VM"
-if ! nice -n 10 "$SIW_VM" start --siw -f "$H_RPING:7174" -f "$H_DTEST:45248" -g "9999:$J_RPING" -g "9998:$J_DTEST" \
-        > "$LOG/start.log" 2>&1; then
+if ! nice -n 10 "$SIW_VM" start --siw -f "$H_RPING:7174" -f "$H_DTEST:45248" -f "$H_INFO:15828" \
+        -g "9999:$J_RPING" -g "45248:$J_DTEST" -g "15828:$J_INFO" > "$LOG/start.log" 2>&1; then
     tail -5 "$LOG/start.log"; say "the VM did not start (log: $LOG/start.log)"; echo "0 passed, 1 failed"; exit 1
 fi
 cleanup() { [ $KEEP = 1 ] || "$SIW_VM" stop > /dev/null 2>&1 || true; }
 trap cleanup EXIT
 g() { "$SIW_VM" exec -- "$@"; }
+
+# DAPL in the guest: the host's copies of libdapl2 and dapl2-utils (the guest has no network), and a dat.conf
+# whose one entry is DAPL's rdma_cm provider (libdaplofa) on eth0, i.e. on siw0. dtest's client opens the entry
+# its server names; jdat's server names this one.
+DAPL_OK=0
+for deb in "$DEBS"/libdapl2_*.deb "$DEBS"/dapl2-utils_*.deb; do
+    [ -f "$deb" ] && "$SIW_VM" push "$deb" "/tmp/$(basename "$deb")" >> "$LOG/dapl-install.log" 2>&1
+done
+if g 'dpkg -i /tmp/libdapl2_*.deb /tmp/dapl2-utils_*.deb && command -v dtest' >> "$LOG/dapl-install.log" 2>&1 \
+        && g "printf '%s\n' 'ofa-v2-iwarp u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 \"eth0 0\" \"\"' > /etc/dat.conf" \
+        >> "$LOG/dapl-install.log" 2>&1; then
+    DAPL_OK=1
+fi
 
 # ---- jdat ---------------------------------------------------------------------------------------------
 . "$ROOT/bin/jdk25.sh"
@@ -128,6 +148,67 @@ done
 rping_jdat_client 65535 "crc=on mulpdu=1442"
 rping_jdat_server 65535 "crc=on mulpdu=1442"
 rping_jdat_server 4096 "p2p=off rev=1"
+
+# Both dtests register 2 x 103 buffers: siw counts them against RLIMIT_MEMLOCK (8 MiB), even for root.
+# jdat dtest client against DAPL's `dtest -s` in the guest. $1 size, $2 RDMA Writes, $3 jdat IA parameters
+dtest_jdat_client() {
+    local size=$1 burst=$2 params=$3 name="jdat dtest -h -> DAPL dtest -s, $1 B, $2 writes, ${3:-defaults}" log
+    log="$LOG/dtest-c-$size-${params// /_}"
+    g "rm -f /tmp/ds.*; ulimit -l unlimited; (timeout 90 dtest -s -P ofa-v2-iwarp -b $size -B $burst -v > /tmp/ds.log 2> /tmp/ds.err; echo \$? > /tmp/ds.rc) > /dev/null 2>&1 &"
+    timeout 90 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$JAR" dtest -h 127.0.0.1 \
+        --info-port "$H_INFO" --conn-qual "$H_DTEST" -b "$size" -B "$burst" --timeout 30000 --ia-params "$params" \
+        > "$log.jdat" 2>&1
+    local rc=$?
+    local grc; grc=$(g "for i in \$(seq 100); do [ -s /tmp/ds.rc ] && break; sleep 0.2; done; cat /tmp/ds.rc 2>/dev/null")
+    g "cat /tmp/ds.log /tmp/ds.err" > "$log.dapl" 2>&1
+    # DAPL's dtest exits 0 whatever happened: its verdict is the last line, and what it saw of our data
+    if [ $rc = 0 ] && grep -q "^jdat dtest client: PASSED" "$log.jdat" && grep -q "DAPL Test Complete. PASSED" "$log.dapl" \
+            && grep -q "SERVER: RDMA write buffer contains: client RDMA write data\.\.\.$" "$log.dapl" \
+            && grep -Eq "SERVER: RCV RDMA read buffer contains: (client RDMA read data|server RDMA write data)\.\.\.$" "$log.dapl" \
+            && grep -q "Message PingPong: (100 x $size)" "$log.dapl"; then
+        pass "$name"
+    else
+        fail "$name" "jdat exit $rc ($(tail -1 "$log.jdat")), guest dtest exit ${grc:-none}: $(grep -m1 -E 'Test Complete|rror' "$log.dapl") (logs: $log.*)"
+        g "pkill -x dtest; true" > /dev/null 2>&1
+    fi
+}
+
+# DAPL's `dtest -h 10.0.2.100` in the guest against the jdat dtest server. $1 size, $2 RDMA Writes, $3 IA parameters
+dtest_jdat_server() {
+    local size=$1 burst=$2 params=$3 name="DAPL dtest -h -> jdat dtest -s, $1 B, $2 writes, ${3:-defaults}" log
+    log="$LOG/dtest-s-$size-${params// /_}"
+    timeout 90 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$JAR" dtest -s \
+        --info-port "$J_INFO" --conn-qual "$J_DTEST" --advertise 10.0.2.100 --provider ofa-v2-iwarp \
+        -b "$size" -B "$burst" --timeout 30000 --ia-params "127.0.0.1 $params" > "$log.jdat" 2>&1 &
+    local pid=$!
+    for _ in $(seq 100); do grep -q 'listening' "$log.jdat" 2>/dev/null && break; sleep 0.1; done
+    g "ulimit -l unlimited; timeout 90 dtest -h 10.0.2.100 -b $size -B $burst -v 2> /tmp/dc.err; r=\$?; cat /tmp/dc.err >&2; exit \$r" > "$log.dapl" 2>&1
+    local grc=$?
+    wait $pid; local rc=$?
+    if [ $rc = 0 ] && [ $grc = 0 ] && grep -q "^jdat dtest server: PASSED" "$log.jdat" \
+            && grep -q "DAPL Test Complete. PASSED" "$log.dapl" \
+            && grep -q "CLIENT: RDMA write buffer contains: server RDMA write data\.\.\.$" "$log.dapl" \
+            && grep -Eq "CLIENT: RCV RDMA read buffer contains: (server RDMA read data|client RDMA write data)\.\.\.$" "$log.dapl" \
+            && grep -q "Message PingPong: (100 x $size)" "$log.dapl"; then
+        pass "$name"
+    else
+        fail "$name" "guest dtest exit $grc: $(grep -m1 -E 'Test Complete|rror' "$log.dapl"), jdat exit $rc ($(tail -1 "$log.jdat")) (logs: $log.*)"
+    fi
+}
+
+if [ $DAPL_OK = 1 ]; then
+    # 4 KiB with dtest's 100 writes, 64 KiB (FPDUs split by the MSS) with CRC, and dtest's default 1000 writes of
+    # 1000 bytes in Ethernet-sized FPDUs with CRC. Against the jdat server, stock siw (no RTR) speaks first
+    # (RFC 5044 §7.1.2); against the siw server, the jdat client's RTR goes first.
+    dtest_jdat_client 4096 100 "crc=off"
+    dtest_jdat_server 4096 100 "crc=off"
+    dtest_jdat_client 65536 20 "crc=on"
+    dtest_jdat_server 65536 20 "crc=on"
+    dtest_jdat_client 1000 1000 "crc=on mulpdu=1442"
+    dtest_jdat_server 1000 1000 "crc=on mulpdu=1442"
+else
+    fail "DAPL dtest" "libdapl2/dapl2-utils did not install in the guest (log: $LOG/dapl-install.log)"
+fi
 
 say "done in $(( $(date +%s) - T0 )) s (logs: $LOG)"
 echo "$PASSED passed, $FAILED failed"

@@ -133,7 +133,7 @@ final class MpaActive implements Transport.ConnectAttempt {
             boolean crc = cfg.crc() || reply.crc();
             int ordLimit = reply.enhanced() ? Math.min(ord, reply.ird()) : ord;
             TcpConnection conn = new TcpConnection(transport, ch, crc, cfg.mulpduFor(remote.getAddress()), ird,
-                    ordLimit, rtr);
+                    ordLimit, rtr, false);
             if (!state.compareAndSet(PENDING, DONE)) {
                 closeQuietly();
                 return;

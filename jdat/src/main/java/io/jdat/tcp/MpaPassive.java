@@ -21,7 +21,8 @@ import java.util.zip.CRC32C;
  * The passive side of connection setup: reads the MPA Request of an accepted TCP connection (within
  * {@value #REQUEST_TIMEOUT_MILLIS} ms, as {@code siw}), hands the core a connection request, and answers
  * as the consumer decides: {@link #accept} sends the Reply (and in peer-to-peer mode waits for the RTR
- * before the EP is ESTABLISHED), {@link #reject} sends a Reply with the reject bit and a FIN,
+ * before the EP is ESTABLISHED; without it, the connection sends nothing until the initiator's first FPDU
+ * arrived, as RFC 5044 §7.1.2 asks of a responder), {@link #reject} sends a Reply with the reject bit and a FIN,
  * {@link #refuse} resets the stream without a Reply (the requester sees NON_PEER_REJECTED).
  *
  * <p>A Request asking for markers is rejected, as {@code siw} does. The IRD/ORD we reply with are the
@@ -133,8 +134,10 @@ final class MpaPassive implements IncomingRequest {
                 rtr = readRtr(crc, writeRtr);
                 deadline.cancel(false);
             }
+            // Without an RTR, the initiator may not be ready for our FPDUs until it sent its own first
+            // (RFC 5044 §7.1.2; siw as initiator can miss an FPDU that follows its MPA Reply too closely).
             TcpConnection conn = new TcpConnection(transport, ch, crc, cfg.mulpduFor(remote.getAddress()), irdLimit,
-                    ordLimit, false);
+                    ordLimit, false, !p2p);
             transport.incoming.remove(this);
             ChannelSink sink = passive.established(conn);
             if (sink == null) {

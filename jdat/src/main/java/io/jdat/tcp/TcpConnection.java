@@ -55,8 +55,15 @@ final class TcpConnection implements Channel {
     /** Closing gracefully: the progress thread reads and drops until the peer's FIN or this deadline. */
     volatile long lingerUntil;
 
+    /**
+     * Wraps an established stream.
+     *
+     * @param sendRtr        the active side of a peer-to-peer connection: the RTR goes first
+     * @param holdFirstFpdu  the passive side of a connection without peer-to-peer mode: send nothing until the
+     *                       initiator's first FPDU arrived (RFC 5044 §7.1.2)
+     */
     TcpConnection(TcpTransport transport, SocketChannel ch, boolean crc, int mulpdu, int irdLimit, int ordLimit,
-            boolean sendRtr) throws IOException {
+            boolean sendRtr, boolean holdFirstFpdu) throws IOException {
         this.transport = transport;
         this.ch = ch;
         this.crc = crc;
@@ -67,7 +74,7 @@ final class TcpConnection implements Channel {
         this.remote = (InetSocketAddress) ch.getRemoteAddress();
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        this.tx = new TcpTransmitter(this, ch, crc, mulpdu, irdLimit, ordLimit, sendRtr);
+        this.tx = new TcpTransmitter(this, ch, crc, mulpdu, irdLimit, ordLimit, sendRtr, holdFirstFpdu);
         this.rx = new TcpReceiver(this, ch, tx, crc);
     }
 

@@ -89,6 +89,8 @@ final class TcpReceiver {
     // Receiver not ready: a Send header waits for a buffer since this time (0: not waiting).
     private long stallSince;
     private volatile boolean stalled;
+    /** No FPDU arrived whole yet (the transmitter of a responder without an RTR waits for one). */
+    private boolean first = true;
     /** What ended this receiver ({@link #OK} while it runs). */
     private int outcome = OK;
     private String reason;
@@ -493,6 +495,10 @@ final class TcpReceiver {
         }
         in.position(p + pad + Ddp.CRC_FIELD);
         phase = HEADER;
+        if (first) {
+            first = false;
+            tx.peerFpduArrived(); // RFC 5044 §7.1.2: a responder without an RTR may send from now on
+        }
         complete();
         return true;
     }

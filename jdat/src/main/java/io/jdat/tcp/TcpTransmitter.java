@@ -27,6 +27,10 @@ import java.util.zip.CRC32C;
  * last Read Response arrives, RMR binds in turn. At most the negotiated ORD Reads are outstanding; a Read
  * beyond it waits, and the requests behind it wait with it.
  *
+ * <p>The responder of a connection without an RTR (no RFC 6581 peer-to-peer mode) sends no FPDU before the
+ * initiator's first one arrived (RFC 5044 §7.1.2): requests queue until {@link #peerFpduArrived}, RMR binds
+ * at the head of the queue excepted (they send nothing).
+ *
  * <p>Thread confinement: everything here runs under {@link #lock}. The receive path calls in (Read
  * Responses to send, Reads completed, Terminates) with its own lock held, never the other way round.
  */
@@ -97,6 +101,8 @@ final class TcpTransmitter {
     private int sendMsn;
     private int readMsn;
     private boolean rtrPending;
+    /** Responder without an RTR: nothing goes out until the initiator's first FPDU arrived. */
+    private boolean holding;
     private boolean terminatePending;
     private boolean terminateQueued;
     private int terminateWord;
@@ -115,13 +121,14 @@ final class TcpTransmitter {
     }
 
     TcpTransmitter(TcpConnection conn, GatheringByteChannel ch, boolean crcOn, int mulpdu, int irdLimit, int ordLimit,
-            boolean rtr) {
+            boolean rtr, boolean holdFirstFpdu) {
         this.conn = conn;
         this.ch = ch;
         this.crc = crcOn ? new CRC32C() : null;
         this.mulpdu = mulpdu;
         this.ordLimit = Math.min(Math.max(ordLimit, 1), readWr.length);
         this.rtrPending = rtr;
+        this.holding = holdFirstFpdu;
         ByteBuffer area = ByteBuffer.allocateDirect(BATCH * SLOT + 8);
         for (int i = 0; i < BATCH; i++) {
             slots[i] = area.slice(i * SLOT, SLOT).order(ByteOrder.BIG_ENDIAN);
@@ -194,6 +201,33 @@ final class TcpTransmitter {
             if (!closed) {
                 flushLocked();
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The initiator's first FPDU arrived (receive path): a responder that held its requests sends them now.
+     */
+    void peerFpduArrived() {
+        lock.lock();
+        try {
+            if (holding) {
+                holding = false;
+                if (!closed) {
+                    flushLocked();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** True while requests wait for the initiator's first FPDU. */
+    boolean holding() {
+        lock.lock();
+        try {
+            return holding;
         } finally {
             lock.unlock();
         }
@@ -444,6 +478,10 @@ final class TcpTransmitter {
             if (terminateQueued) {
                 break;
             }
+            if (holding) {
+                completeLeadingBinds();
+                break;
+            }
             if (rsHead + (fpduCount > 0 ? pendingResponsesInBatch() : 0) < rsTail) {
                 addResponse();
                 continue;
@@ -474,6 +512,20 @@ final class TcpTransmitter {
             }
         }
         return fpduCount > 0;
+    }
+
+    /** While holding: RMR binds at the head of the queue complete (they put nothing on the wire). */
+    private void completeLeadingBinds() {
+        while (qHead != qTail && !failed) {
+            int qi = (int) (qHead & (queue.length - 1));
+            WorkRequest wr = queue[qi];
+            if (wr.op() != io.jdat.spi.WorkRequest.Op.RMR_BIND) {
+                return;
+            }
+            markDone(queueOrder[qi], DtoCompletionStatus.SUCCESS, 0);
+            queue[qi] = null;
+            qHead++;
+        }
     }
 
     /** Read Responses already started in this batch (so the ring head is not yet advanced for them). */

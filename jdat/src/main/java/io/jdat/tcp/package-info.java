@@ -23,6 +23,11 @@
  * and Tagged Offsets are the consumer's addresses. The sink of an RDMA Read is named on the wire by a
  * per-connection STag that only the Read Responses of that Read match.
  *
+ * <p>Who speaks first: with RFC 6581 peer-to-peer mode (the default offer) the initiator's RTR comes first and
+ * either side may send once ESTABLISHED; without it (revision 1, {@code p2p=off}, or a peer such as stock
+ * {@code siw} that does not offer it), the responder sends no FPDU before the initiator's first one arrived
+ * (RFC 5044 §7.1.2): what it posts meanwhile waits, in order.
+ *
  * <p>Threads: handshakes run on virtual threads with blocking I/O; data moves on the posting thread (sends
  * go straight to the socket), on a consumer thread that polls an event dispatcher (receives), or on the
  * IA's one progress thread otherwise. A consumer that spins on memory for an RDMA Write to arrive, without

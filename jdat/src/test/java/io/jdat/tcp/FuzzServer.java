@@ -292,6 +292,12 @@ final class FuzzServer implements AutoCloseable {
             reader = new Reader(s.getInputStream());
             int sinkStag = 0;
             if (c.serverRead()) {
+                if (!c.p2p()) {
+                    // Without an RTR the server sends nothing before the peer's first FPDU (RFC 5044 §7.1.2):
+                    // a zero-length RDMA Write into the writable region, which changes nothing the model sees.
+                    out.write(FuzzFrames.encode(FuzzFrames.tagged(Ddp.OP_WRITE, true, writable.rmrContext(),
+                            writable.registeredAddress(), new byte[0]), c.crc()));
+                }
                 ep.postRdmaRead(2, new LmrTriplet[] {sinkLmr.triplet(SINK_SEGS[0], SINK_SEGS[1]),
                     sinkLmr.triplet(SINK_SEGS[2], SINK_SEGS[3])}, READ_COOKIE,
                         new RmrTriplet(0x00C0FFEE, 0x10000, READ_LENGTH), CompletionFlags.DEFAULT);

@@ -549,6 +549,12 @@ class TcpConnectTest {
             assertEquals(C | ENHANCED, rep.flags(), "C echoed: CRC both ways");
             ep.expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
 
+            // No RTR: the raw initiator speaks first (RFC 5044 §7.1.2, TcpResponderFirstFpduTest).
+            byte[] up = pattern(9, 77);
+            out.write(untaggedFpdu(0x3, true, 0, 1, 0, up, true));
+            dtoOk(ep.recvEvd, 1, 77);
+            TcpFixture.assertImageEquals(r.seg.asSlice(0, 77), up, "message with a good CRC");
+
             byte[] down = pattern(8, 50);
             r.put(4096, down, 0, 50);
             ep.ep.postSend(1, r.iov(4096, 50), 9, CompletionFlags.DEFAULT);
@@ -560,11 +566,6 @@ class TcpConnectTest {
             assertEquals(0, f.qn());
             assertEquals(1, f.msn(), "the first Send is MSN 1");
             assertArrayEquals(down, f.untaggedPayload());
-
-            byte[] up = pattern(9, 77);
-            out.write(untaggedFpdu(0x3, true, 0, 1, 0, up, true));
-            dtoOk(ep.recvEvd, 1, 77);
-            TcpFixture.assertImageEquals(r.seg.asSlice(0, 77), up, "message with a good CRC");
             byte[] bad = untaggedFpdu(0x3, true, 0, 2, 0, up, true);
             bad[bad.length - 1] ^= 0x55;
             out.write(bad);

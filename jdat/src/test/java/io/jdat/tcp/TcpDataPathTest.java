@@ -238,6 +238,12 @@ public class TcpDataPathTest {
             Region cr = region(p.client, 16384);
             byte[] peerData = pattern(seed(ia, 11, 0), 512);
             cr.put(0, peerData, 0, 512);
+            // The client speaks first: without an RTR (revision 1) the server's Read would wait for its first
+            // FPDU (RFC 5044 §7.1.2, TcpResponderFirstFpduTest).
+            p.server.ep.postRecv(1, sr.iov(12288, 64), 20, CompletionFlags.DEFAULT);
+            p.client.ep.postSend(1, cr.iov(12288, 4), 21, CompletionFlags.DEFAULT);
+            dtoOk(p.server.recvEvd, 20, 4);
+            dtoOk(p.client.reqEvd, 21, 4);
             io.jdat.Rmr rmr = io.jdat.Rmr.create(p.server.pz);
             io.jdat.LmrTriplet window = sr.lmr.triplet(4096, 1024);
             p.server.ep.postRdmaRead(1, sr.iov(0, 512), 1, cr.remote(0, 512), CompletionFlags.DEFAULT);
