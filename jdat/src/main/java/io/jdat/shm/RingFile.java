@@ -15,7 +15,8 @@ import java.util.Set;
 /**
  * Creates and maps the files that hold rings: owner-only ({@code rw-------}) from the moment they exist, so
  * no other user can read or write a connection's memory; an opener refuses a file that others can access.
- * The mapping lives as long as the given arena; the channel is closed at once.
+ * The mapping lives as long as the given arena; the channel is closed at once, or kept with the arena
+ * ({@link #openWatched}).
  */
 final class RingFile {
     /** {@code rw-------}. */
@@ -52,5 +53,17 @@ final class RingFile {
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             return ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size(), arena);
         }
+    }
+
+    /**
+     * Like {@link #open(Path, Arena)}, keeping the channel open with the arena so that a truncation of the file
+     * can be detected ({@link MappedFile#truncated()}).
+     */
+    static MappedFile openWatched(Path path, Arena arena) throws IOException {
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(path);
+        if (!OWNER_ONLY.containsAll(perms)) {
+            throw new IOException(path + " is not owner-only: " + PosixFilePermissions.toString(perms));
+        }
+        return MappedFile.map(FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE), arena);
     }
 }

@@ -10,7 +10,6 @@ import java.net.ProtocolException;
 import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -123,10 +122,10 @@ final class ShmActive implements Transport.ConnectAttempt {
         Arena arena = Arena.ofShared();
         ShmConnection conn = null;
         try {
-            MemorySegment file;
-            try (FileChannel fc = transport.instance.createFile(name, ConnectionLayout.fileLength(ring, staging))) {
-                file = fc.map(FileChannel.MapMode.READ_WRITE, 0, fc.size(), arena);
-            }
+            // the channel stays open with the arena: a truncation by the peer is detectable (MappedFile)
+            MappedFile mapped = MappedFile.map(
+                    transport.instance.createFile(name, ConnectionLayout.fileLength(ring, staging)), arena);
+            MemorySegment file = mapped.segment();
             ConnectionLayout.format(file, ring, staging);
             CmMessage.writeRequest(s, new CmMessage.Request(ProcessHandle.current().pid(), port, ird, ord,
                     transport.probe.address(), transport.instance.directory().toString(), path.toString(), ring,
@@ -155,7 +154,7 @@ final class ShmActive implements Transport.ConnectAttempt {
             java.nio.file.Path peerMemory = transport.peerMemoryDir(a.memoryDir());
             int mine = (transport.canReach(a.pid(), a.probeAddress()) ? CmMessage.CAN_REACH : 0)
                     | (peerMemory != null ? CmMessage.CAN_MAP : 0);
-            conn = new ShmConnection(transport, true, s, arena, file, ring, staging, a.pid(), port,
+            conn = new ShmConnection(transport, true, s, arena, mapped, ring, staging, a.pid(), port,
                     UnixDomainSocketAddress.of(peerDir), qual, transport.config.inline());
             conn.setPeer(a.abilities(), peerMemory);
             if (!finish()) {

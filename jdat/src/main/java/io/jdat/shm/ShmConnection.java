@@ -42,6 +42,8 @@ final class ShmConnection implements Channel {
     private final long localPort;
     private final UnixDomainSocketAddress remote;
     private final long remotePort;
+    /** The connection file, watched for truncation by the peer. */
+    private final MappedFile mapped;
     final ReentrantLock txLock = new ReentrantLock();
     final ReentrantLock rxLock = new ReentrantLock();
     final MemorySegment myBlock;
@@ -58,9 +60,11 @@ final class ShmConnection implements Channel {
     private static final int ENDED_BROKEN = 2;
     private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
 
-    ShmConnection(ShmTransport transport, boolean activeSide, SocketChannel ch, Arena arena, MemorySegment file,
+    ShmConnection(ShmTransport transport, boolean activeSide, SocketChannel ch, Arena arena, MappedFile mapped,
             int ringCapacity, int staging, long peerPid, long localPort, UnixDomainSocketAddress remote,
             long remotePort, int inline) throws RingCorruptException {
+        MemorySegment file = mapped.segment();
+        this.mapped = mapped;
         this.transport = transport;
         this.activeSide = activeSide;
         this.ch = ch;
@@ -138,13 +142,21 @@ final class ShmConnection implements Channel {
 
     @Override
     public void submit(WorkRequest wr) {
-        tx.submit(wr);
+        try {
+            tx.submit(wr);
+        } catch (InternalError e) {
+            transport.progress.mappingFault(); // raised by compiled code after the transmitter's own handler
+        }
     }
 
     @Override
     public void recvPosted() {
         if (rx.stalled()) {
-            poll();
+            try {
+                poll();
+            } catch (InternalError e) {
+                transport.progress.mappingFault();
+            }
             transport.progress.wake();
         }
     }
@@ -226,6 +238,28 @@ final class ShmConnection implements Channel {
             }
         }
         return p;
+    }
+
+    /**
+     * After an {@link InternalError} of unknown origin (an unsafe-access fault, raised asynchronously by compiled
+     * code: see {@link MappedFile}): breaks this connection if the peer truncated its connection file or one of
+     * its shared-memory files that this side mapped. Takes both locks, like the paths that touch the mappings.
+     *
+     * @return true if this connection was the culprit
+     */
+    boolean breakIfTruncated() {
+        rxLock.lock();
+        txLock.lock();
+        try {
+            if (closed || !(mapped.truncated() || rx.peerMappingTruncated())) {
+                return false;
+            }
+            rx.peerCorrupt("the peer truncated a mapped file");
+            return true;
+        } finally {
+            txLock.unlock();
+            rxLock.unlock();
+        }
     }
 
     /** Before the progress thread blocks: announces it and checks once more (false: there is work). */

@@ -36,6 +36,7 @@ final class ShmPassive implements IncomingRequest {
     private CmMessage.Request request;
     private Arena arena;
     private MemorySegment file;
+    private MappedFile mapped;
 
     ShmPassive(ShmTransport transport, ShmListener listener, SocketChannel ch) {
         this.transport = transport;
@@ -94,7 +95,8 @@ final class ShmPassive implements IncomingRequest {
         }
         arena = Arena.ofShared();
         try {
-            file = RingFile.open(f, arena);
+            mapped = RingFile.openWatched(f, arena);
+            file = mapped.segment();
             String bad = ConnectionLayout.validate(file, request.ringCapacity(), request.staging());
             if (bad != null) {
                 throw new ProtocolException(bad);
@@ -142,7 +144,7 @@ final class ShmPassive implements IncomingRequest {
             java.nio.file.Path peerMemory = transport.peerMemoryDir(request.memoryDir());
             int mine = (transport.canReach(request.pid(), request.probeAddress()) ? CmMessage.CAN_REACH : 0)
                     | (peerMemory != null ? CmMessage.CAN_MAP : 0);
-            conn = new ShmConnection(transport, false, ch, arena, file, request.ringCapacity(), request.staging(),
+            conn = new ShmConnection(transport, false, ch, arena, mapped, request.ringCapacity(), request.staging(),
                     request.pid(), listener.connQual(), UnixDomainSocketAddress.of(request.activeDir()),
                     request.portQual(), transport.config.inline());
             arena = null; // the connection owns the mapping now

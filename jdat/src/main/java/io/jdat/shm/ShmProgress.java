@@ -66,6 +66,15 @@ final class ShmProgress implements Runnable {
 
     /** Consumer-driven progress: one pass over every connection on the calling thread. */
     boolean poll() {
+        try {
+            return pollConnections();
+        } catch (InternalError e) {
+            mappingFault(); // as in run(): a fault raised after the handler near the access
+            return true;
+        }
+    }
+
+    private boolean pollConnections() {
         // Refresh the poller's timestamp every 32 calls (a few microseconds of polling), not on every call:
         // the clock read would be a good part of an empty poll. The counter is racy across pollers on purpose.
         if ((++polls & 31) == 0 || lastPoll == 0) {
@@ -133,6 +142,28 @@ final class ShmProgress implements Runnable {
 
     @Override
     public void run() {
+        while (running) {
+            try {
+                loop();
+            } catch (InternalError e) {
+                // an unsafe-access fault that compiled code raised after the try around the access (see
+                // MappedFile): break the connection whose file a peer truncated, go on with the others
+                mappingFault();
+            }
+        }
+    }
+
+    /**
+     * After an {@link InternalError} from a mapping (a peer truncated a file: {@code SIGBUS}) that no handler
+     * near the access caught: every connection checks its files and the one whose file shrank breaks.
+     */
+    void mappingFault() {
+        for (ShmConnection c : connections.snapshot()) {
+            c.breakIfTruncated();
+        }
+    }
+
+    private void loop() {
         long lastActive = System.nanoTime();
         while (running) {
             try {

@@ -56,6 +56,8 @@ final class ShmReceiver implements RecordHandler {
     private java.lang.foreign.Arena mapArena;
     private final long[] mappedIds = new long[MAPPINGS];
     private final MemorySegment[] mapped = new MemorySegment[MAPPINGS];
+    /** Every peer file this side mapped (evicted ones too: their mappings live until the arena closes). */
+    private final java.util.List<MappedFile> mappedFiles = new java.util.concurrent.CopyOnWriteArrayList<>();
     private int mappedNext;
 
     private volatile boolean stopped;
@@ -363,7 +365,8 @@ final class ShmReceiver implements RecordHandler {
                 readIntoBuffer(n, b);
             }
         } catch (RuntimeException e) {
-            sink.completeRecv(b, -1, false);
+            // the peer's memory could not be read (the peer died, or named memory it does not have): the buffer
+            // stays taken and the core flushes it when the connection closes, as a message cut short
             return fail(ConnectionLayout.ERROR_TRANSPORT, "copying a Send failed: " + e.getMessage());
         }
         sink.completeRecv(b, total, solicited);
@@ -565,7 +568,9 @@ final class ShmReceiver implements RecordHandler {
         }
         MemorySegment m;
         try {
-            m = RingFile.open(peerMemoryDir.resolve(ShmMemory.fileName(id)), mapArena);
+            MappedFile f = RingFile.openWatched(peerMemoryDir.resolve(ShmMemory.fileName(id)), mapArena);
+            mappedFiles.add(f);
+            m = f.segment();
         } catch (java.io.IOException | RuntimeException e) {
             return null;
         }
@@ -744,6 +749,16 @@ final class ShmReceiver implements RecordHandler {
     }
 
     /** Frees the cross-memory scratch ({@code rxLock} held, after {@link #stop}). */
+    /** True if a shared-memory file of the peer that this side mapped is now shorter than its mapping. */
+    boolean peerMappingTruncated() {
+        for (MappedFile f : mappedFiles) {
+            if (f.truncated()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     void release() {
         if (cm != null) {
             cm.close();

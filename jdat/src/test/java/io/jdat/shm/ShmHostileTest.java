@@ -11,9 +11,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jdat.CompletionFlags;
 import io.jdat.DatEvent;
 import io.jdat.DtoCompletionStatus;
+import io.jdat.Endpoint;
+import io.jdat.EvdFlags;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.IaAttr;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.Qos;
+import io.jdat.testing.DataPath;
 import io.jdat.testing.Pair;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -96,10 +102,33 @@ class ShmHostileTest {
     }
 
     @Test
-    @DisplayName("a peer truncates the connection file under a live connection (SIGBUS on the next access): both"
-            + " ends break, every DTO completes, the JVM survives")
+    @DisplayName("a peer truncates the connection file under a live connection (SIGBUS on the next access, raised"
+            + " late by compiled code): that connection breaks at both ends and every DTO completes; another"
+            + " connection between the same IAs goes on; the JVM survives")
     void truncatedConnectionFile() throws IOException {
         try (Pair p = new Pair(ShmTesting.SHM, null, 64).connect()) {
+            // A second connection between the same two IAs, the other way round (its connection file lives in
+            // the server IA's directory, so the client's holds only the first one's).
+            EventDispatcher crEvd = EventDispatcher.create(p.client.ia, 4, null, EvdFlags.CR);
+            PublicServicePoint psp = PublicServicePoint.createAny(p.client.ia, crEvd, PspFlags.CONSUMER);
+            EventDispatcher aDto = EventDispatcher.create(p.server.ia, 64, null, EvdFlags.DTO);
+            EventDispatcher aConn = EventDispatcher.create(p.server.ia, 4, null, EvdFlags.CONNECTION);
+            EventDispatcher bDto = EventDispatcher.create(p.client.ia, 64, null, EvdFlags.DTO);
+            EventDispatcher bConn = EventDispatcher.create(p.client.ia, 4, null, EvdFlags.CONNECTION);
+            Endpoint a = Endpoint.create(p.server.ia, p.server.pz, aDto, aDto, aConn, DataPath.attr());
+            Endpoint b = Endpoint.create(p.client.ia, p.client.pz, bDto, bDto, bConn, DataPath.attr());
+            a.connect(p.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress(), psp.connQual(), 5_000_000, 0,
+                    null, Qos.BEST_EFFORT, 0);
+            p.client.next(crEvd).cr().accept(b, 0, null);
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, p.server.next(aConn).eventNumber());
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, p.client.next(bConn).eventNumber());
+            // Warm the paths up, so that the fault below is likely to hit compiled code.
+            for (int i = 0; i < 20_000; i++) {
+                p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 1, CompletionFlags.DEFAULT);
+                p.client.ep.postSend(1, iov(p.client.lmr, 0, 64), 2, CompletionFlags.DEFAULT);
+                p.client.expectDto(p.client.reqEvd, 2);
+                p.server.expectDto(p.server.recvEvd, 1);
+            }
             Path dir = ((UnixDomainSocketAddress) p.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress())
                     .getPath();
             Path file;
@@ -118,6 +147,20 @@ class ShmHostileTest {
             DatEvent r = p.server.next(p.server.recvEvd);
             assertEquals(DtoCompletionStatus.ERR_FLUSHED, r.status(), r.toString());
             p.server.expectConn(EventNumber.CONNECTION_EVENT_BROKEN);
+            // The other connection of the same IAs still carries data both ways.
+            for (int i = 0; i < 100; i++) {
+                b.postRecv(1, iov(p.client.lmr, 4096, 64), 3, CompletionFlags.DEFAULT);
+                a.postSend(1, iov(p.server.lmr, 4096, 64), 4, CompletionFlags.DEFAULT);
+                a.postRecv(1, iov(p.server.lmr, 8192, 64), 5, CompletionFlags.DEFAULT);
+                b.postSend(1, iov(p.client.lmr, 8192, 64), 6, CompletionFlags.DEFAULT);
+                for (int k = 0; k < 2; k++) {
+                    DatEvent x = p.server.next(aDto);
+                    assertEquals(DtoCompletionStatus.SUCCESS, x.status(), x.toString());
+                    DatEvent y = p.client.next(bDto);
+                    assertEquals(DtoCompletionStatus.SUCCESS, y.status(), y.toString());
+                }
+            }
+            assertTrue(!aConn.dequeue(new DatEvent()) && !bConn.dequeue(new DatEvent()), "the other connection broke");
         }
         try (Pair p = new Pair(ShmTesting.SHM, null, 16).connect()) {
             p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 1, CompletionFlags.DEFAULT);
