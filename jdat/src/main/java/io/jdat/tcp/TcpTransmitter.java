@@ -40,6 +40,8 @@ final class TcpTransmitter {
     /** FPDUs in one gathering write. */
     private static final int BATCH = 16;
     private static final int SLOT = Ddp.MAX_HEADER + SMALL + 8;
+    /** Bytes of Read Response payload one batch may stage when CRC is on (at least one MULPDU). */
+    private static final int STAGE = 128 * 1024;
     private static final int FPDU_DATA = 0;
     private static final int FPDU_RESPONSE_END = 1;
     private static final int FPDU_TERMINATE = 2;
@@ -103,6 +105,9 @@ final class TcpTransmitter {
     private boolean rtrPending;
     /** Responder without an RTR: nothing goes out until the initiator's first FPDU arrived. */
     private boolean holding;
+    /** CRC on: copies of Read Response payload in the current batch ({@link #stageUsed} bytes used). */
+    private MemorySegment stageSegment;
+    private int stageUsed;
     private boolean terminatePending;
     private boolean terminateQueued;
     private int terminateWord;
@@ -441,6 +446,7 @@ final class TcpTransmitter {
         iovFirst = iovCount = 0;
         fpduCount = fpduDone = 0;
         pieces = 0;
+        stageUsed = 0;
     }
 
     /** The effects of FPDU {@code k} once its last byte is in the socket. */
@@ -483,6 +489,9 @@ final class TcpTransmitter {
                 break;
             }
             if (rsHead + (fpduCount > 0 ? pendingResponsesInBatch() : 0) < rsTail) {
+                if (!responseFits()) {
+                    break; // the CRC staging area is full: this batch goes first
+                }
                 addResponse();
                 continue;
             }
@@ -607,12 +616,44 @@ final class TcpTransmitter {
         } else {
             ByteBuffer hdrBuf = b.limit(Ddp.LENGTH_FIELD + Ddp.TAGGED_HEADER).position(0);
             int ulpdu = Ddp.TAGGED_HEADER + (int) chunk;
-            ByteBuffer v = views.view(r.segment, r.offset + respOffset, (int) chunk, pieces++);
+            ByteBuffer v;
+            if (crc != null) {
+                // The responder's memory belongs to its consumer, who knows nothing of the peer's Read and may
+                // write it meanwhile: CRC and send one copy, so the CRC covers exactly the bytes on the wire
+                // (sent straight from memory, a changed byte between the two passes broke the connection).
+                MemorySegment.copy(r.segment, r.offset + respOffset, stage(), stageUsed, chunk);
+                v = views.view(stageSegment, stageUsed, (int) chunk, pieces++);
+                stageUsed += (int) chunk;
+            } else {
+                v = views.view(r.segment, r.offset + respOffset, (int) chunk, pieces++);
+            }
             startLarge(hdrBuf);
             addPayloadView(v);
             endLarge(ulpdu, -1, 0, kind);
         }
         respOffset = last ? 0 : respOffset + chunk;
+    }
+
+    /** False when the next Read Response FPDU must be staged (CRC on, large) and the staging area is full. */
+    private boolean responseFits() {
+        if (crc == null) {
+            return true;
+        }
+        ReadResponse r = resp[(int) ((rsHead + pendingResponsesInBatch()) % resp.length)];
+        long chunk = Math.min(r.size - respOffset, mulpdu - Ddp.TAGGED_HEADER);
+        return chunk <= SMALL || stageUsed + chunk <= stageCapacity();
+    }
+
+    /** The staging area of CRC'd Read Responses, allocated on first use (a connection without CRC has none). */
+    private MemorySegment stage() {
+        if (stageSegment == null) {
+            stageSegment = java.lang.foreign.Arena.ofAuto().allocate(stageCapacity(), 64);
+        }
+        return stageSegment;
+    }
+
+    private int stageCapacity() {
+        return Math.max(STAGE, mulpdu);
     }
 
     // ------------------------------------------------------------------ FPDU building
