@@ -210,19 +210,23 @@ final class MpaPassive implements IncomingRequest {
         if (!answered.compareAndSet(false, true)) {
             return;
         }
+        // From here the reject owns the stream: an IA closing right after dat_cr_reject must not cut the Reply
+        // off (the requester would see a close before the Reply: NON_PEER_REJECTED instead of PEER_REJECTED).
+        transport.incoming.remove(this);
         Mpa.Frame req = request;
-        Thread.ofVirtual().name("jdat-tcp-reject").start(() -> {
+        try {
+            // a few bytes on a stream that has sent nothing yet: the send buffer takes them at once
+            MpaActive.writeFully(ch, Mpa.encode(true, Mpa.FLAG_REJECT, req.revision(), 0, 0, new byte[0]));
+            ch.shutdownOutput();
+        } catch (IOException e) {
+            // the requester is gone: nothing to tell
+        } finally {
             try {
-                MpaActive.writeFully(ch, Mpa.encode(true, Mpa.FLAG_REJECT, req.revision(), 0, 0, new byte[0]));
-                ch.shutdownOutput();
                 ch.close();
             } catch (IOException e) {
-                // the requester is gone: nothing to tell
-            } finally {
-                transport.incoming.remove(this);
-                abort();
+                // nothing to do
             }
-        });
+        }
     }
 
     @Override

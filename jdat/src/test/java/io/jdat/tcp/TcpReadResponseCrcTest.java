@@ -43,7 +43,7 @@ class TcpReadResponseCrcTest {
     }
 
     @Test
-    @DisplayName("RDR-01 RWR-01: RDMA Reads with CRC while the responder's consumer keeps rewriting the source: every"
+    @DisplayName("RDR-02 RDR-19: RDMA Reads with CRC while the responder's consumer keeps rewriting the source: every"
             + " Read completes, each 8-byte word is one the writer wrote, the connection stays up")
     void readSourceRewrittenDuringTheResponse() throws Exception {
         for (String ia : new String[] {TcpTesting.LO_CRC, LO_CRC_ETH}) {
