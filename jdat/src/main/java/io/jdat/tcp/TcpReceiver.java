@@ -344,8 +344,13 @@ final class TcpReceiver {
                 if (b == null) {
                     return stall(sink);
                 }
-                stalled = false;
-                stallSince = 0;
+                if (stallSince != 0) {
+                    stalled = false;
+                    stallSince = 0;
+                    // stall() turned read readiness off; the buffer may have come without recvPosted seeing the
+                    // stall (posted while stall() ran), so nothing else turns it back on
+                    conn.readInterest(true);
+                }
                 recvBuf = b;
                 msgPlaced = 0;
             } else if (Integer.toUnsignedLong(mo) != msgPlaced) {
