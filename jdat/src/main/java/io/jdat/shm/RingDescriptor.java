@@ -33,25 +33,27 @@ package io.jdat.shm;
  * The producer's cached copy of head lives in a Java field of the producer, not in the mapping: nothing else
  * reads it, and a peer can then not corrupt it.
  * Positions (head, tail) are byte counts that only grow; the index in the data area is
- * {@code position & (capacity - 1)}. Invariant: {@code 0 <= tail - head <= capacity}, both multiples of 8.
+ * {@code position & (capacity - 1)}. Invariant: {@code 0 <= tail - head <= capacity}, both multiples of
+ * {@value #ALIGNMENT}.
  *
  * <h2>Records</h2>
  * <table>
- *   <caption>Record layout, at an 8-byte aligned index of the data area</caption>
+ *   <caption>Record layout, at a {@value #ALIGNMENT}-byte aligned index of the data area</caption>
  *   <tr><th>Offset</th><th>Size</th><th>Field</th></tr>
  *   <tr><td>{@value #LENGTH_FIELD}</td><td>4</td><td>length: header + payload bytes (not padded), published
  *       last with a release store; 0 = nothing published here yet</td></tr>
  *   <tr><td>{@value #TYPE_FIELD}</td><td>4</td><td>type: 1 .. the consumer's maximum type, or
  *       {@value #PADDING_TYPE} (padding)</td></tr>
- *   <tr><td>{@value #RECORD_HEADER}</td><td>length - 8</td><td>payload, then zero bytes up to the next multiple
- *       of 8</td></tr>
+ *   <tr><td>{@value #RECORD_HEADER}</td><td>length - 8</td><td>payload, then unspecified bytes up to the next
+ *       multiple of {@value #ALIGNMENT}</td></tr>
  * </table>
  * A record never wraps. When one does not fit between the tail index and the end of the data area, the
  * producer first fills that rest with one {@link #PADDING_TYPE} record whose length is exactly the rest; a
  * padding record anywhere else is corruption. The maximum record length (header included) is
  * {@code capacity / 8}, so padding wastes at most an eighth of the ring and an empty ring always has room.
- * The consumer zeroes every byte it consumes before it publishes head, so an unpublished length always
- * reads 0.
+ * Before it publishes head, the consumer zeroes the first 8 bytes (length and type) of every
+ * {@value #ALIGNMENT}-byte block it consumed, the only places where a record can start, so an unpublished
+ * length always reads 0; the other bytes keep whatever an earlier record left there.
  */
 public final class RingDescriptor {
     /** Spacing of the counters: two 64-byte cache lines (the adjacent-line prefetcher's pair). */
@@ -75,10 +77,10 @@ public final class RingDescriptor {
 
     /** "JDSR" as a big-endian int. */
     public static final int MAGIC = 0x4A44_5352;
-    /** The layout described here. */
-    public static final int VERSION = 1;
-    /** Smallest data area. */
-    public static final int MIN_CAPACITY = 256;
+    /** The layout described here (1: 8-byte record alignment, every consumed byte zeroed). */
+    public static final int VERSION = 2;
+    /** Smallest data area: its largest record is two lines. */
+    public static final int MIN_CAPACITY = 1024;
     /** Largest data area (positions are longs, indexes ints). */
     public static final int MAX_CAPACITY = 1 << 30;
 
@@ -88,8 +90,12 @@ public final class RingDescriptor {
     public static final int TYPE_FIELD = 4;
     /** Record header length; the payload starts here. */
     public static final int RECORD_HEADER = 8;
-    /** Records start at multiples of this. */
-    public static final int ALIGNMENT = 8;
+    /**
+     * Records start at multiples of this: a cache line. A record's first line, where the length is, then holds
+     * nothing of the record before it, and the consumer waits on a line that only the next record's
+     * publication writes.
+     */
+    public static final int ALIGNMENT = 64;
     /** Type of a padding record. */
     public static final int PADDING_TYPE = -1;
 

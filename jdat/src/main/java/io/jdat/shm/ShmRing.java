@@ -15,7 +15,6 @@ import static io.jdat.shm.RingDescriptor.VERSION;
 import static io.jdat.shm.RingDescriptor.VERSION_OFFSET;
 import static io.jdat.shm.RingDescriptor.align;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -32,9 +31,11 @@ import java.util.Objects;
  *   <li>Publication is per record: the producer writes type and payload with plain stores and then the
  *       length with a release store; the consumer reads the length with an acquire load, so a non-zero
  *       length it sees comes with the whole record.</li>
- *   <li>Reuse: the consumer zeroes what it consumed with plain stores and then publishes head with a release
- *       store; the producer reads head with an acquire load before it writes over those bytes, so the zeroes
- *       are never written after (over) its new record, and an unpublished length always reads 0.</li>
+ *   <li>Reuse: the consumer zeroes the header word of every line it consumed (plain stores; a record
+ *       starts only at a line boundary, so nowhere else can a later length be read) and then publishes head
+ *       with a release store; the producer reads head with an acquire load before it writes over those
+ *       bytes, so the zeroes are never written after (over) its new record, and an unpublished length always
+ *       reads 0.</li>
  *   <li>Tail is informative (the consumer never derives an address from it): the producer stores it
  *       (opaque: atomic, no fence) <em>before</em> the record it covers, so a consumer that has read a record
  *       through the acquire of its length also sees a tail at least that far, and
@@ -60,9 +61,8 @@ public final class ShmRing {
     /** long access with (MemorySegment, long offset) coordinates. */
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    private static final int ZEROS_LENGTH = 4096;
-    /** Zero bytes to copy from when zeroing consumed records: read-only, shared by every ring. */
-    private static final MemorySegment ZEROS = Arena.global().allocate(ZEROS_LENGTH, 64).asReadOnly();
+    /** A cache line. */
+    private static final int LINE_BYTES = 64;
 
     private ShmRing() {
     }
@@ -199,6 +199,7 @@ public final class ShmRing {
         /** Offset of the claimed, uncommitted record, or -1. */
         private long claimRecord = -1;
         private int claimLength;
+        private int claimType;
 
         Producer(MemorySegment ring) throws RingCorruptException {
             super(ring);
@@ -264,8 +265,7 @@ public final class ShmRing {
                 index = 0;
             }
             long record = HEADER_LENGTH + index;
-            // plain: published by commit's release of the length
-            ring.set(ValueLayout.JAVA_INT, record + TYPE_FIELD, type);
+            claimType = type;
             tail = newTail;
             claimRecord = record;
             claimLength = recordLength;
@@ -282,6 +282,10 @@ public final class ShmRing {
             if (claimRecord < 0 || payloadOffset != claimRecord + RECORD_HEADER) {
                 throw new IllegalStateException("no pending claim at " + payloadOffset);
             }
+            // The type is stored here, next to the length, rather than at the claim: the record's first line,
+            // which a waiting consumer keeps reading, is then written in one burst at the end.
+            // plain: published by the release of the length below
+            ring.set(ValueLayout.JAVA_INT, claimRecord + TYPE_FIELD, claimType);
             // release: type and payload (plain stores) become visible no later than the length; the consumer
             // reads the length with an acquire load
             INT.setRelease(ring, claimRecord, claimLength);
@@ -369,6 +373,8 @@ public final class ShmRing {
         private final int maxType;
         /** Our position: bytes ever consumed. Only this object writes the shared head. */
         private long head;
+        /** Sink of the look-ahead loads (a field, so that the compiler keeps them). */
+        private long lookAhead;
 
         Consumer(MemorySegment ring, int maxType) throws RingCorruptException {
             super(ring);
@@ -403,6 +409,13 @@ public final class ShmRing {
                     // acquire: pairs with the producer's release of the length; type and payload are visible
                     int length = (int) INT.getAcquire(r, record);
                     if (length == 0) {
+                        if (count == 0 && index + LINE_BYTES < cap) {
+                            // Look ahead: an empty ring's consumer also reads the line after the head, so a
+                            // record longer than one line reaches this core while it waits, in parallel, not
+                            // miss after miss once the length is seen (a 64-byte payload spans two lines).
+                            // plain: the value is not used; a torn or stale read is harmless
+                            lookAhead += r.get(ValueLayout.JAVA_LONG, record + LINE_BYTES);
+                        }
                         break;
                     }
                     int type = r.get(ValueLayout.JAVA_INT, record + TYPE_FIELD);
@@ -451,17 +464,14 @@ public final class ShmRing {
             return count;
         }
 
-        /** Zeroes {@code length} (a multiple of 8) bytes at {@code offset}, an 8-byte aligned offset. */
+        /**
+         * Zeroes the header word (length and type) of every {@link RingDescriptor#ALIGNMENT} block of the
+         * {@code length} (a multiple of it) bytes at {@code offset}: the only places a later record's length can
+         * be. The payload bytes are left as they are; the line stays untouched apart from its first word.
+         */
         private static void zero(MemorySegment r, long offset, int length) {
-            if (length <= 256) {
-                for (int i = 0; i < length; i += Long.BYTES) {
-                    r.set(ValueLayout.JAVA_LONG, offset + i, 0L);
-                }
-            } else {
-                // copies from a shared zero block: asSlice(..).fill(..) allocates a slice per call
-                for (int done = 0; done < length; done += ZEROS_LENGTH) {
-                    MemorySegment.copy(ZEROS, 0, r, offset + done, Math.min(ZEROS_LENGTH, length - done));
-                }
+            for (int i = 0; i < length; i += RingDescriptor.ALIGNMENT) {
+                r.set(ValueLayout.JAVA_LONG, offset + i, 0L);
             }
         }
 
@@ -500,7 +510,11 @@ public final class ShmRing {
             return true;
         }
 
-        /** Clears the sleeping flag (opaque: the producer merely rings a doorbell it did not need to). */
+        /**
+         * Clears the sleeping flag (opaque: the producer merely rings a doorbell it did not need to). Unlike the
+         * other consumer methods it may run concurrently with {@link #read} on another thread: it touches only
+         * the flag.
+         */
         public void awake() {
             INT.setOpaque(ring, (long) SLEEPING_OFFSET, 0);
         }
