@@ -275,16 +275,14 @@ final class ShmConnection implements Channel {
         }
     }
 
-    /** After the progress thread woke. */
+    /**
+     * After the progress thread woke: clears the sleeping flag, also when a polling consumer holds the receive
+     * lock (only the progress thread sets the flag, and only it unmaps, so the store needs no lock). A flag
+     * left set would make the peer ring the doorbell, a system call, on every record until the next sleep.
+     */
     void awake() {
-        if (!closed && rxLock.tryLock()) {
-            try {
-                if (!closed) {
-                    rx.awake();
-                }
-            } finally {
-                rxLock.unlock();
-            }
+        if (!closed) {
+            rx.awake();
         }
     }
 

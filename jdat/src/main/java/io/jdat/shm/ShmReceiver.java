@@ -798,11 +798,15 @@ final class ShmReceiver implements RecordHandler {
         }
     }
 
+    /**
+     * Clears the sleeping flag; any thread (no lock needed: one store of a word that only the progress thread
+     * sets). A failing mapping is left to the next poll, which holds the lock to break the connection.
+     */
     void awake() {
         try {
             in.awake();
         } catch (InternalError | IllegalStateException e) {
-            peerCorrupt("the connection's mapping failed: " + e);
+            // truncated or unmapped: the next poll (under the lock) or the socket's end reports it
         }
     }
 }

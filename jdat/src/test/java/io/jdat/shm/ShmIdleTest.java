@@ -1,0 +1,123 @@
+package io.jdat.shm;
+
+import static io.jdat.testing.DataPath.iov;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.CompletionFlags;
+import io.jdat.DatEvent;
+import io.jdat.IaAttr;
+import io.jdat.testing.Pair;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The progress thread's idle strategy ({@link ShmProgress}) as the peer sees it, through the consumer-sleeping
+ * flag of the ring ({@link RingDescriptor#SLEEPING_OFFSET}): set while the side sleeps, clear while it works or
+ * a consumer polls. A flag left set makes the peer ring the doorbell, a socket write, for every record.
+ */
+class ShmIdleTest {
+    private static final long WAIT_NANOS = 5_000_000_000L;
+
+    @BeforeAll
+    static void setUp() {
+        ShmTesting.register();
+        ShmActive.keepConnectionFiles = true;
+    }
+
+    @AfterAll
+    static void tearDown() {
+        ShmActive.keepConnectionFiles = false;
+    }
+
+    @Test
+    @DisplayName("a side that sleeps sets its sleeping flag; woken by a record while a consumer polls (and holds the"
+            + " receive lock much of the time), it clears the flag and keeps it clear: 100 of 100 cycles")
+    void sleepingFlagIsClearedWhileAConsumerPolls() throws Exception {
+        try (Pair p = new Pair(ShmTesting.SHM, null, 64).connect(); Arena arena = Arena.ofShared()) {
+            MemorySegment flag = serverSleepingFlag(p, arena);
+            AtomicBoolean polling = new AtomicBoolean();
+            AtomicBoolean done = new AtomicBoolean();
+            // The server's consumer: polls its receive EVD flat out while told to, reposting what arrives.
+            Thread poller = Thread.ofPlatform().daemon().start(() -> {
+                DatEvent e = new DatEvent();
+                while (!done.get()) {
+                    if (!polling.get()) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    if (p.server.recvEvd.dequeue(e)) {
+                        p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 1, CompletionFlags.DEFAULT);
+                    }
+                }
+            });
+            try {
+                p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 1, CompletionFlags.DEFAULT);
+                int cycles = 100;
+                int leftSet = 0;
+                for (int cycle = 0; cycle < cycles; cycle++) {
+                    polling.set(false);
+                    awaitFlag(flag, 1, "the idle server's progress thread sleeps (cycle " + cycle + ")");
+                    polling.set(true);
+                    // A record rings the sleeping server's doorbell: its progress thread wakes while the consumer
+                    // polls.
+                    p.client.ep.postSend(1, iov(p.client.lmr, 0, 64), 2, CompletionFlags.DEFAULT);
+                    p.client.expectDto(p.client.reqEvd, 2);
+                    long until = System.nanoTime() + 20_000_000L;
+                    while (System.nanoTime() < until && (int) ShmRing.INT.getVolatile(flag, 0L) != 0) {
+                        Thread.onSpinWait();
+                    }
+                    // more traffic during the polling phase: the flag stays clear
+                    for (int i = 0; i < 20; i++) {
+                        p.client.ep.postSend(1, iov(p.client.lmr, 0, 64), 2, CompletionFlags.DEFAULT);
+                        p.client.expectDto(p.client.reqEvd, 2);
+                    }
+                    if ((int) ShmRing.INT.getVolatile(flag, 0L) != 0) {
+                        leftSet++;
+                    }
+                }
+                assertEquals(0, leftSet, "cycles that left the sleeping flag set while the consumer polled");
+            } finally {
+                done.set(true);
+                poller.join(5000);
+            }
+        }
+    }
+
+    /** The sleeping flag of the ring the server consumes, in a third mapping of the connection file. */
+    private static MemorySegment serverSleepingFlag(Pair p, Arena arena) throws IOException {
+        Path dir = ((UnixDomainSocketAddress) p.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress()).getPath();
+        Path file;
+        try (Stream<Path> files = Files.list(dir)) {
+            file = files.filter(f -> f.getFileName().toString().startsWith("c-")).findFirst().orElseThrow();
+        }
+        MemorySegment map;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            map = ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size(), arena);
+        }
+        int ring = map.get(ValueLayout.JAVA_INT, ConnectionLayout.RING_CAPACITY_OFFSET);
+        // the client is the active side: the server consumes the ring the active side produces into
+        return map.asSlice(ConnectionLayout.ringOffset(ring, true) + RingDescriptor.SLEEPING_OFFSET, 4);
+    }
+
+    private static void awaitFlag(MemorySegment flag, int value, String what) {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        while ((int) ShmRing.INT.getVolatile(flag, 0L) != value) {
+            assertTrue(System.nanoTime() < deadline, what);
+            Thread.onSpinWait();
+        }
+    }
+}
