@@ -268,9 +268,9 @@ final class ShmTransmitter {
             if (p < 0) {
                 return false;
             }
+            gatherLastLineFirst(wr, p, Records.SEND_INLINE_HEADER, len);
             ring.set(ValueLayout.JAVA_INT, p, flags);
             ring.set(ValueLayout.JAVA_INT, p + 4, 0);
-            wr.gatherInto(ring, p + Records.SEND_INLINE_HEADER);
             out.commit(p);
             return true;
         }
@@ -305,10 +305,10 @@ final class ShmTransmitter {
             if (p < 0) {
                 return false;
             }
+            gatherLastLineFirst(wr, p, Records.WRITE_INLINE_HEADER, len);
             ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
             ring.set(ValueLayout.JAVA_INT, p + 4, 0);
             ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
-            wr.gatherInto(ring, p + Records.WRITE_INLINE_HEADER);
             out.commit(p);
             return true;
         }
@@ -334,6 +334,22 @@ final class ShmTransmitter {
         }
         fragOffset = 0;
         return true;
+    }
+
+    /**
+     * Copies {@code wr}'s {@code len} bytes into the claimed record whose payload starts at {@code p}, after a
+     * header of {@code header} bytes: first the part past the record's first cache line, then the part in it.
+     * The caller then writes the header and commits, so the first line, the one the peer's consumer keeps
+     * reading while it waits, is written in one burst at the end and changes hands once.
+     */
+    private void gatherLastLineFirst(WorkRequest wr, long p, int header, long len) {
+        long firstLine = Math.min(len, Math.max(0, RingDescriptor.ALIGNMENT - RingDescriptor.RECORD_HEADER - header));
+        if (len > firstLine) {
+            wr.gather(firstLine, ring, p + header + firstLine, len - firstLine);
+        }
+        if (firstLine > 0) {
+            wr.gather(0, ring, p + header, firstLine);
+        }
     }
 
     private boolean writeRead(WorkRequest wr) throws RingCorruptException {
