@@ -45,7 +45,7 @@ class ShmIdleTest {
 
     @Test
     @DisplayName("a side that sleeps sets its sleeping flag; woken by a record while a consumer polls (and holds the"
-            + " receive lock much of the time), it clears the flag and keeps it clear: 100 of 100 cycles")
+            + " receive lock much of the time), it clears the flag within 200 ms of records, in 100 of 100 cycles")
     void sleepingFlagIsClearedWhileAConsumerPolls() throws Exception {
         try (Pair p = new Pair(ShmTesting.SHM, null, 64).connect(); Arena arena = Arena.ofShared()) {
             MemorySegment flag = serverSleepingFlag(p, arena);
@@ -76,20 +76,26 @@ class ShmIdleTest {
                     // polls.
                     p.client.ep.postSend(1, iov(p.client.lmr, 0, 64), 2, CompletionFlags.DEFAULT);
                     p.client.expectDto(p.client.reqEvd, 2);
-                    long until = System.nanoTime() + 20_000_000L;
-                    while (System.nanoTime() < until && (int) ShmRing.INT.getVolatile(flag, 0L) != 0) {
-                        Thread.onSpinWait();
-                    }
-                    // more traffic during the polling phase: the flag stays clear
-                    for (int i = 0; i < 20; i++) {
+                    // More records while the consumer polls. The progress thread may legitimately go back to
+                    // sleep (a loaded machine deschedules the poller for longer than the grace period), but each
+                    // record finds the flag set, rings the doorbell and so wakes it, and it clears the flag: within
+                    // 200 ms of records the flag must be seen clear. (Left set, it stays set for good.)
+                    boolean cleared = false;
+                    long until = System.nanoTime() + 200_000_000L;
+                    while (!cleared && System.nanoTime() < until) {
                         p.client.ep.postSend(1, iov(p.client.lmr, 0, 64), 2, CompletionFlags.DEFAULT);
                         p.client.expectDto(p.client.reqEvd, 2);
+                        cleared = (int) ShmRing.INT.getVolatile(flag, 0L) == 0;
+                        if (!cleared) {
+                            Thread.sleep(1);
+                        }
                     }
-                    if ((int) ShmRing.INT.getVolatile(flag, 0L) != 0) {
+                    if (!cleared) {
                         leftSet++;
                     }
                 }
-                assertEquals(0, leftSet, "cycles that left the sleeping flag set while the consumer polled");
+                assertEquals(0, leftSet,
+                        "cycles whose sleeping flag stayed set through 200 ms of records while the consumer polled");
             } finally {
                 done.set(true);
                 poller.join(5000);
