@@ -25,10 +25,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.UnixDomainSocketAddress;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
@@ -129,13 +126,7 @@ class ShmHostileTest {
                 p.client.expectDto(p.client.reqEvd, 2);
                 p.server.expectDto(p.server.recvEvd, 1);
             }
-            Path dir = ((UnixDomainSocketAddress) p.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress())
-                    .getPath();
-            Path file;
-            try (Stream<Path> files = Files.list(dir)) {
-                file = files.filter(f -> f.getFileName().toString().startsWith("c-")).findFirst().orElseThrow();
-            }
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = FileChannel.open(ShmTesting.connectionFile(p), StandardOpenOption.WRITE)) {
                 ch.truncate(4096); // keeps the header and the status blocks, drops the rings
             }
             p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 1, CompletionFlags.DEFAULT);
@@ -171,16 +162,7 @@ class ShmHostileTest {
 
     private static String round(String ia, int kind, SplittableRandom rnd, int round) throws IOException {
         try (Pair p = new Pair(ia, null, 64).connect(); Arena arena = Arena.ofShared()) {
-            Path dir = ((UnixDomainSocketAddress) p.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress())
-                    .getPath();
-            Path file;
-            try (Stream<Path> files = Files.list(dir)) {
-                file = files.filter(f -> f.getFileName().toString().startsWith("c-")).findFirst().orElseThrow();
-            }
-            MemorySegment map;
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                map = ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size(), arena);
-            }
+            MemorySegment map = ShmTesting.mapConnectionFile(p, arena);
             int ring = map.get(ValueLayout.JAVA_INT, ConnectionLayout.RING_CAPACITY_OFFSET);
             int staging = map.get(ValueLayout.JAVA_INT, ConnectionLayout.STAGING_SIZE_OFFSET);
             // Windows: client [0, 8K) sources and [16K, 24K) read sink; server [0, 4K) recv, [8K, 12K) write target,

@@ -6,19 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.CompletionFlags;
 import io.jdat.DatEvent;
-import io.jdat.IaAttr;
 import io.jdat.testing.Pair;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -105,15 +98,7 @@ class ShmIdleTest {
 
     /** The sleeping flag of the ring the server consumes, in a third mapping of the connection file. */
     private static MemorySegment serverSleepingFlag(Pair p, Arena arena) throws IOException {
-        Path dir = ((UnixDomainSocketAddress) p.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress()).getPath();
-        Path file;
-        try (Stream<Path> files = Files.list(dir)) {
-            file = files.filter(f -> f.getFileName().toString().startsWith("c-")).findFirst().orElseThrow();
-        }
-        MemorySegment map;
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            map = ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size(), arena);
-        }
+        MemorySegment map = ShmTesting.mapConnectionFile(p, arena);
         int ring = map.get(ValueLayout.JAVA_INT, ConnectionLayout.RING_CAPACITY_OFFSET);
         // the client is the active side: the server consumes the ring the active side produces into
         return map.asSlice(ConnectionLayout.ringOffset(ring, true) + RingDescriptor.SLEEPING_OFFSET, 4);

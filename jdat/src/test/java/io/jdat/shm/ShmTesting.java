@@ -2,10 +2,21 @@ package io.jdat.shm;
 
 import io.jdat.DatException;
 import io.jdat.DatReturnType;
+import io.jdat.IaAttr;
 import io.jdat.Registry;
 import io.jdat.RegistryEntry;
+import io.jdat.testing.Pair;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.stream.Stream;
 
-/** Registry entries the {@code shm} tests open. */
+/** Registry entries the {@code shm} tests open, and access to a live connection's file. */
 public final class ShmTesting {
     /** The defaults: inline up to 16 KiB, cross-memory attach beyond. */
     public static final String SHM = "shm-test";
@@ -34,6 +45,25 @@ public final class ShmTesting {
             if (e.type() != DatReturnType.PROVIDER_ALREADY_REGISTERED) {
                 throw e;
             }
+        }
+    }
+
+    /**
+     * The file of {@code p}'s connection, in the client's (the active side's) instance directory; it is there
+     * only while {@link ShmActive#keepConnectionFiles} is set (files are otherwise unlinked once both sides
+     * mapped them).
+     */
+    static Path connectionFile(Pair p) throws IOException {
+        Path dir = ((UnixDomainSocketAddress) p.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress()).getPath();
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().startsWith("c-")).findFirst().orElseThrow();
+        }
+    }
+
+    /** A third, read-write mapping of {@code p}'s connection file in {@code arena} (see {@link #connectionFile}). */
+    static MemorySegment mapConnectionFile(Pair p, Arena arena) throws IOException {
+        try (FileChannel ch = FileChannel.open(connectionFile(p), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size(), arena);
         }
     }
 }
