@@ -53,6 +53,16 @@ import java.util.Objects;
  * throws {@link RingCorruptException}, and the side stays unusable afterwards. A consumer call handles at
  * most {@code limit} records and at most one capacity of bytes, so it always returns.
  *
+ * <h2>Cache lines</h2>
+ * A small record's latency is the number of cache lines that change cores on its way (some 65 ns each on the
+ * 2-core VMs measured). Records start at line boundaries; the consumer waiting on an empty ring reads the line
+ * after the head as well, so the second line of a two-line record (a 64-byte message with its headers) travels
+ * with the first instead of after it; the producer stores the type and the length, the first line's words, at
+ * {@link Producer#commit} (and {@link ShmTransmitter} writes a record's later lines before its first), so the
+ * line the consumer polls is written in one burst and changes hands once; and the consumer writes nothing in
+ * the data area but the header word of the lines it consumed. A two-line ping-pong through two rings costs
+ * about 230 ns one-way there, against 160 ns for one line and for a bare spin on one word.
+ *
  * <p>The hot paths allocate nothing.
  */
 public final class ShmRing {
