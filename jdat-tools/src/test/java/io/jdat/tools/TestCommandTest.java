@@ -35,16 +35,25 @@ class TestCommandTest {
     private static final AtomicLong QUALS = new AtomicLong(32_000);
     private static final Duration LIMIT = Duration.ofSeconds(60);
 
-    /** A free TCP port, for the qualifier of a {@code tcp} run; a fresh number for other providers. */
+    /**
+     * For a {@code tcp} run a TCP port {@code p} such that {@code p} and {@code p + 1} are free (the perf and test
+     * tools listen on the qualifier and the one after it): below Linux's ephemeral range (32768 and up), so that
+     * no outgoing connection of another test takes one of them meanwhile; a fresh number for other providers.
+     */
     static String qual(String ia) {
         if (!ia.startsWith("tcp")) {
             return Long.toString(QUALS.getAndIncrement());
         }
-        try (ServerSocket s = new ServerSocket(0)) {
-            return Integer.toString(s.getLocalPort());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom();
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int p = 20_000 + rnd.nextInt(12_000);
+            try (ServerSocket a = new ServerSocket(p); ServerSocket b = new ServerSocket(p + 1)) {
+                return Integer.toString(a.getLocalPort());
+            } catch (IOException e) {
+                // taken: try another
+            }
         }
+        throw new IllegalStateException("no two free TCP ports in a row below 32000");
     }
 
     /** One IA name per jdat transport in the registry: every provider that has landed. */
