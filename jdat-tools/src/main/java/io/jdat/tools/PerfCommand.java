@@ -99,6 +99,12 @@ public final class PerfCommand implements Callable<Integer> {
             + "default: sequence stamps and payload patterns of every transfer).")
     private boolean noVerify;
 
+    @Option(names = "--memory", paramLabel = "KIND", defaultValue = "native",
+            description = "The buffers: native (an Arena's memory, the default) or shared (DAT shared memory, "
+                    + "io.jdat.shm.ShmMemory: an shm IA's peer maps it and copies once, no cross-memory attach). "
+                    + "A two-process server follows the client.")
+    private String memory;
+
     @Option(names = "--conn-qual", paramLabel = "QUAL", defaultValue = "18515",
             description = "Connection qualifier the server listens on (default: ${DEFAULT-VALUE}).")
     private long connQual;
@@ -147,7 +153,7 @@ public final class PerfCommand implements Callable<Integer> {
         require(acceptTimeout >= 0, "--accept-timeout must not be negative");
         if (mode != null && mode.server) {
             List<String> settings = given("--op", "--test", "--sizes", "--iterations", "--duration", "--warmup",
-                    "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify");
+                    "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory");
             require(settings.isEmpty(), "--server takes its settings from the client: drop "
                     + String.join(", ", settings) + " here and give them to the --client");
             java.io.PrintWriter err = spec.commandLine().getErr();
@@ -230,8 +236,12 @@ public final class PerfCommand implements Callable<Integer> {
         require(iterations >= 1, "--iterations must be at least 1");
         require(warmup >= 0, "--warmup must not be negative");
         require(bwBytes >= 1, "--bw-bytes must be positive");
+        require(memory.equals("native") || memory.equals("shared"), "--memory is native or shared, not " + memory);
+        boolean shared = memory.equals("shared");
+        require(!shared || PerfSide.isShm(ia), "--memory shared is DAT shared memory of the shm provider: use it "
+                + "with an shm IA (--ia shm)");
         return new PerfConfig(ia, connQual, latSizes, warmup, iterations, bw, bwBytes, window, timeout, opSet, testSet,
-                timed ? durationNanos : 0, waitMode, !noVerify);
+                timed ? durationNanos : 0, waitMode, !noVerify, shared);
     }
 
     /** Parses a size list option, turning a bad item into a usage error that names the option. */

@@ -23,10 +23,12 @@ import java.util.Set;
  *                       {@code bwBytes}
  * @param waitMode       reap completions with {@code dat_evd_wait} instead of polling {@code dat_evd_dequeue}
  * @param verify         check the data of every transfer
+ * @param sharedMemory   allocate both sides' buffers as {@link io.jdat.shm.ShmMemory} (an {@code shm} IA only):
+ *                       the peer then maps them and copies once, instead of cross-memory attach
  */
 record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, List<Long> bwSizes,
         long bwBytes, int window, int timeoutSeconds, Set<PerfOp> ops, Set<PerfTest> tests, long durationNanos,
-        boolean waitMode, boolean verify) {
+        boolean waitMode, boolean verify, boolean sharedMemory) {
     /** Immutable collections; the sets keep the enum order. */
     PerfConfig {
         sizes = List.copyOf(sizes);
@@ -52,13 +54,13 @@ record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, in
     PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, long bwSize, long bwBytes,
             int window, int timeoutSeconds) {
         this(iaName, connQual, sizes, warmup, iterations, List.of(bwSize), bwBytes, window, timeoutSeconds,
-                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true);
+                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false);
     }
 
     /** The same settings with another connection qualifier. */
     PerfConfig withConnQual(long qual) {
         return new PerfConfig(iaName, qual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeoutSeconds, ops,
-                tests, durationNanos, waitMode, verify);
+                tests, durationNanos, waitMode, verify, sharedMemory);
     }
 
     /** Whether the latency tests run. */

@@ -14,6 +14,8 @@ import io.jdat.MemType;
 import io.jdat.ProtectionZone;
 import io.jdat.ProviderAttr;
 import io.jdat.RegionDescription;
+import io.jdat.Registry;
+import io.jdat.shm.ShmMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -39,7 +41,10 @@ final class PerfSide implements AutoCloseable {
     Endpoint ep;
     /** Outstanding RDMA Reads this EP allows (min of the window and the IA limits). */
     int readDepth;
+    /** The buffers' arena (native memory), or null. */
     Arena arena;
+    /** The buffers as DAT shared memory ({@code --memory shared}), or null. */
+    private ShmMemory shared;
     MemorySegment mem;
     Lmr lmr;
 
@@ -75,13 +80,27 @@ final class PerfSide implements AutoCloseable {
                     .maxRequestDtos(Math.max(attr.maxRequestDtos(), w + 8))
                     .maxRdmaReadIn(readDepth).maxRdmaReadOut(readDepth);
             ep = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, attr);
-            arena = Arena.ofShared();
-            mem = arena.allocate(layout.total(), BufferLayout.ALIGN);
+            if (config.sharedMemory()) {
+                if (!isShm(config.iaName())) {
+                    throw new PerfFailure("--memory shared needs an shm IA; \"" + config.iaName() + "\" is not one");
+                }
+                // DAT shared memory: page-aligned, so BufferLayout.ALIGN holds; the provider finds it by address
+                shared = ShmMemory.allocate(layout.total());
+                mem = shared.segment();
+            } else {
+                arena = Arena.ofShared();
+                mem = arena.allocate(layout.total(), BufferLayout.ALIGN);
+            }
             lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(mem), mem.byteSize(), pz, MemPriv.ALL);
         } catch (RuntimeException | Error e) {
             close();
             throw e;
         }
+    }
+
+    /** Whether {@code iaName} is registered as an IA of jdat's {@code shm} transport. */
+    static boolean isShm(String iaName) {
+        return Registry.entries().stream().anyMatch(e -> e.iaName().equals(iaName) && e.library().equals("shm"));
     }
 
     private void checkLimits(PerfConfig c, BufferLayout layout) {
@@ -122,6 +141,10 @@ final class PerfSide implements AutoCloseable {
             if (arena != null) {
                 arena.close();
                 arena = null;
+            }
+            if (shared != null) {
+                shared.close();
+                shared = null;
             }
         }
     }

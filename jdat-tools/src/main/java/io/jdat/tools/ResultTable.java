@@ -122,7 +122,8 @@ final class ResultTable {
         }
         out.println(settings);
         out.println((config.waitMode() ? "waiting (dat_evd_wait)" : "polling (dat_evd_dequeue)")
-                + (config.verify() ? "; data verified" : "; data not verified (--no-verify)"));
+                + (config.verify() ? "; data verified" : "; data not verified (--no-verify)")
+                + (config.sharedMemory() ? "; buffers in DAT shared memory (--memory shared)" : ""));
         out.println();
         out.printf(Locale.ROOT, ROW, "operation", "size", "median " + micro, "p99 " + micro, "p99.9 " + micro,
                 "max " + micro, "bandwidth MB/s");
@@ -182,6 +183,7 @@ final class ResultTable {
                 .append(",\"ops\":").append(list(config.ops().stream().map(o -> o.label).toList()))
                 .append(",\"completions\":").append(config.waitMode() ? "\"wait\"" : "\"poll\"")
                 .append(",\"verified\":").append(config.verify())
+                .append(",\"memory\":").append(config.sharedMemory() ? "\"shared\"" : "\"native\"")
                 .append(",\"results\":[");
         for (int i = 0; i < rows.size(); i++) {
             PerfResult r = rows.get(i);

@@ -161,7 +161,10 @@ class PerfOptionsTest {
                 List.of("--test", "bandwidth", "--sizes", "64", "--bw-size", "64", "drop one"),
                 List.of("--test", "bandwidth", "--sizes", "8", "--sizes: 8 is not a multiple of 8 of at least 16"),
                 List.of("--bw-size", "64K", "--window", "2000", "--window must be 1..1024"),
-                List.of("--server", "--wait", "30", "use --accept-timeout 30"));
+                List.of("--server", "--wait", "30", "use --accept-timeout 30"),
+                List.of("--memory", "shared", "use it with an shm IA (--ia shm)"),
+                List.of("--ia", "shm", "--memory", "huge", "--memory is native or shared, not huge"),
+                List.of("--server", "--ia", "shm", "--memory", "shared", "drop --memory here"));
     }
 
     /** Each user error: exit code 2, one line on stderr that names the problem, no stack trace, no output. */
@@ -359,7 +362,7 @@ class PerfOptionsTest {
                 4, 5);
         PerfConfig unverified = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100,
                 List.of(64 * 1024L), 1 << 20, 4, 5, EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0,
-                false, false);
+                false, false, false);
         StringWriter out = new StringWriter();
         PerfFailure f = assertThrows(PerfFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(
                 verified, new ResultTable(new PrintWriter(out), verified), List.of(new CorruptEveryEcho()))));
@@ -437,6 +440,26 @@ class PerfOptionsTest {
         assertEquals(Progress.NONE, Progress.forTerminal(new PrintWriter(err)));
     }
 
+    /**
+     * {@code --memory shared}: every operation and test runs verified with both sides' buffers in DAT shared
+     * memory, which the shm peer maps (the path {@code ShmDataPathTest} and the shm benchmarks check byte by byte);
+     * the table and the JSON say so.
+     */
+    @Test
+    void sharedMemoryOnShm() {
+        PerfCommandTest.Run r = perf(with(SHORT, "--ia", "shm", "--memory", "shared", "--sizes", "64,4K",
+                "--bw-size", "64K", "--json").toArray(String[]::new));
+        assertTrue(r.out().contains("\"memory\":\"shared\""), r.out());
+        assertTrue(r.out().contains("\"verified\":true"), r.out());
+        assertEquals(9, r.out().split("\"operation\":").length - 1, r.out()); // 3 ops x 2 sizes + 3 streams
+        PerfCommandTest.Run table = perf(with(SHORT, "--ia", "shm", "--memory", "shared", "--op", "rdma-read")
+                .toArray(String[]::new));
+        assertTrue(table.out().contains("buffers in DAT shared memory (--memory shared)"), table.out());
+        PerfCommandTest.Run plain = perf(with(SHORT, "--ia", "shm", "--op", "rdma-read", "--json")
+                .toArray(String[]::new));
+        assertTrue(plain.out().contains("\"memory\":\"native\""), plain.out());
+    }
+
     // ------------------------------------------------------------------------------------------ two processes
 
     /** The client's selection, duration, wait mode and verification travel to a two-process server. */
@@ -460,6 +483,25 @@ class PerfOptionsTest {
         assertEquals(200_000_000L, served.durationNanos());
         assertTrue(served.waitMode());
         assertFalse(served.verify());
+        assertFalse(served.sharedMemory());
         assertEquals(0, Registry.openCount("tcp"));
+    }
+
+    /** A two-process shm server allocates DAT shared memory when the client asks for it. */
+    @Test
+    void serverFollowsTheClientsMemoryOverShm() throws Exception {
+        long qual = QUALS.getAndAdd(2);
+        CompletableFuture<java.net.SocketAddress> address = new CompletableFuture<>();
+        CompletableFuture<PerfConfig> server = CompletableFuture.supplyAsync(
+                () -> PerfRun.runServer("shm", qual, 10, 30, address::complete));
+        String path = ((java.net.UnixDomainSocketAddress) address.get(30, TimeUnit.SECONDS)).getPath().toString();
+        PerfCommandTest.Run r = assertTimeoutPreemptively(LIMIT, () -> jdat("perf", "--ia", "shm", "--client", path,
+                "--conn-qual", Long.toString(qual), "--memory", "shared", "--op", "rdma-read,send", "-n", "100",
+                "--warmup", "10", "--bw-bytes", "1M", "--window", "4", "--bw-size", "64K"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        PerfConfig served = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> server.get());
+        assertTrue(served.sharedMemory());
+        assertTrue(served.verify());
+        assertEquals(0, Registry.openCount("shm"));
     }
 }
