@@ -60,6 +60,14 @@ for r in $(seq 1 "$REPS"); do
     "${J[@]}" perf --client "$addr" --ia shm -n 100000 --warmup 20000 --bw-bytes 1G --json > "$OUT/perf-$r.json" \
         2> "$OUT/perf-client-$r.err"
     wait "$server"
+    # the same streams with both sides' buffers in DAT shared memory
+    "${J[@]}" perf --server --ia shm > "$OUT/perf-server-shared-$r.log" 2>&1 &
+    server=$!
+    for _ in $(seq 1 100); do grep -q listening "$OUT/perf-server-shared-$r.log" 2>/dev/null && break; sleep 0.1; done
+    addr=$(grep -o '/[^ ]*jdat-shm[^ ]*' "$OUT/perf-server-shared-$r.log" | head -n 1)
+    "${J[@]}" perf --client "$addr" --ia shm --memory shared --test bandwidth --bw-bytes 1G --json \
+        > "$OUT/perf-shared-$r.json" 2> "$OUT/perf-client-shared-$r.err"
+    wait "$server"
 done
 echo "shm-bench: done ($(date +%T)); raw results in $OUT"
 python3 "$ROOT/jdat-bench/shm-ratios.py" "$OUT"

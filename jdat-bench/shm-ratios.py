@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The table of jdat-bench/shm-bench.sh: jdat shm against its peers, measured in one run.
 
-Usage: shm-ratios.py DIR   (DIR holds peers/results.tsv, shm.json and perf-*.json of that run)
+Usage: shm-ratios.py DIR   (DIR holds peers/results.tsv, shm.json and perf-*.json of that run; a perf JSON
+       whose "memory" is "shared" counts as a --memory shared run)
 
 Latency rows are one-way (RTT / 2): jdat perf medians over its runs against the peers' run medians (UCX:
 its per-run p50; libfabric and Aeron: as their tools report), and JMH means against UCX's means. Bandwidth
@@ -60,10 +61,13 @@ if os.path.exists(os.path.join(out, 'shm.json')):
         alloc = (sec.get('gc.alloc.rate.norm') or sec.get('·gc.alloc.rate.norm') or {}).get('score')
         jmh[key] = (st.median(forks), min(forks), max(forks), alloc)
 
-perf = {}
+perf = {}        # native memory: latency and streams
+perf_shared = {}  # --memory shared: streams
 for fn in sorted(glob.glob(os.path.join(out, 'perf-*.json'))):
-    for r in json.load(open(fn))['results']:
-        perf.setdefault((r['operation'], r['size']), []).append(
+    run = json.load(open(fn))
+    into = perf_shared if run.get('memory') == 'shared' else perf
+    for r in run['results']:
+        into.setdefault((r['operation'], r['size']), []).append(
             r['median_us'] if r['median_us'] is not None else r['mb_per_s'])
 
 
@@ -105,9 +109,10 @@ for k, v in jmh.items():
         ref, name = (get_bw, 'ucp_get') if 'op=read' in k else (put_bw, 'ucp_put_bw')
         print(f'{"JMH " + k[18:] + " vs UCX " + name:66} {v[0] / 1e9:>17.1f} GB/s'
               f'{(f"{ref[0] / 1000:.1f} GB/s") if ref else "-":>22}  {ratio(v[0] / 1e6, ref[0] if ref else None)}')
-for (op, size), v in perf.items():
-    if 'stream' in op:
-        print(f'{"jdat perf " + op + " (verified, native memory)":66} {st.median(v) / 1000:>17.1f} GB/s')
+for rows, memory in ((perf, 'native memory'), (perf_shared, 'ShmMemory')):
+    for (op, size), v in rows.items():
+        if 'stream' in op:
+            print(f'{"jdat perf " + op + " (verified, " + memory + ")":66} {st.median(v) / 1000:>17.1f} GB/s')
 allocs = [v[3] for v in jmh.values() if v[3] is not None]
 if allocs:
     print(f'allocation per operation (JMH -prof gc): at most {max(allocs):.3f} B/op')
