@@ -11,16 +11,23 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The progress thread's idle strategy ({@link ShmProgress}) as the peer sees it, through the consumer-sleeping
- * flag of the ring ({@link RingDescriptor#SLEEPING_OFFSET}): set while the side sleeps, clear while it works or
- * a consumer polls. A flag left set makes the peer ring the doorbell, a socket write, for every record.
+ * The progress thread's idle strategy ({@link ShmProgress}): as the peer sees it, through the consumer-sleeping
+ * flag of the ring ({@link RingDescriptor#SLEEPING_OFFSET}), set while the side sleeps, clear while it works or
+ * a consumer polls (a flag left set makes the peer ring the doorbell, a socket write, for every record); and as
+ * the machine sees it: a consumer that waits, and the progress threads behind it, burn no core (issue 5).
  */
 class ShmIdleTest {
     private static final long WAIT_NANOS = 5_000_000_000L;
@@ -93,6 +100,54 @@ class ShmIdleTest {
                 done.set(true);
                 poller.join(5000);
             }
+        }
+    }
+
+    @Test
+    @DisplayName("a consumer that waits burns no core: with a connection idle, the server's consumer in"
+            + " dat_evd_wait and both IAs' progress threads use < 10% of a CPU over 1 s; then a Send wakes it")
+    void aWaitingConsumerBurnsNoCore() throws Exception {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        try (Pair p = new Pair(ShmTesting.SHM, null, 64).connect()) {
+            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 1, CompletionFlags.DEFAULT);
+            p.client.ep.postSend(1, iov(p.client.lmr, 0, 64), 2, CompletionFlags.DEFAULT);
+            p.server.expectDto(p.server.recvEvd, 1);
+            p.client.expectDto(p.client.reqEvd, 2);
+            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 3, CompletionFlags.DEFAULT);
+            List<Thread> progress = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("jdat-shm-")).toList();
+            assertTrue(progress.size() >= 2, "progress threads: " + progress);
+            AtomicLong waiterCpu = new AtomicLong();
+            CompletableFuture<DatEvent> got = new CompletableFuture<>();
+            Thread waiter = Thread.ofPlatform().daemon().start(() -> {
+                DatEvent e = new DatEvent();
+                long t0 = mx.getCurrentThreadCpuTime();
+                boolean arrived = p.server.recvEvd.waitFor(1_300_000, 1, e); // 1.3 s: nothing comes
+                waiterCpu.set(mx.getCurrentThreadCpuTime() - t0);
+                if (!arrived && p.server.recvEvd.waitFor(10_000_000, 1, e)) {
+                    got.complete(e);
+                } else {
+                    got.completeExceptionally(new AssertionError("the wait ended early or nothing arrived: " + e));
+                }
+            });
+            Thread.sleep(200); // past the poller grace and the progress threads' spin
+            long before = 0;
+            for (Thread t : progress) {
+                before += mx.getThreadCpuTime(t.threadId());
+            }
+            Thread.sleep(1000);
+            long used = -before;
+            for (Thread t : progress) {
+                used += mx.getThreadCpuTime(t.threadId());
+            }
+            Thread.sleep(300);
+            assertTrue(used < 100_000_000L, "idle progress threads used " + used / 1_000_000 + " ms of CPU in 1 s");
+            p.client.ep.postSend(1, iov(p.client.lmr, 0, 64), 4, CompletionFlags.DEFAULT);
+            DatEvent e = got.get(10, TimeUnit.SECONDS);
+            assertEquals(3, e.userCookie());
+            waiter.join(5000);
+            assertTrue(waiterCpu.get() < 130_000_000L,
+                    "the waiting consumer used " + waiterCpu.get() / 1_000_000 + " ms of CPU in 1.3 s");
         }
     }
 
