@@ -31,10 +31,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A hostile peer: the test maps a live connection's file a third time and writes random bytes into a part of
@@ -43,20 +42,10 @@ import org.junit.jupiter.api.Test;
  * an error; every completed transfer carries the right bytes, nothing outside the transfer windows of the
  * registered memory changes, nothing hangs, and the JVM survives to connect again.
  */
+@ExtendWith(ShmTesting.KeepConnectionFiles.class)
 class ShmHostileTest {
     private static final int ROUNDS = 60;
     private static final long WAIT_NANOS = 10_000_000_000L;
-
-    @BeforeAll
-    static void setUp() {
-        ShmTesting.register();
-        ShmActive.keepConnectionFiles = true;
-    }
-
-    @AfterAll
-    static void tearDown() {
-        ShmActive.keepConnectionFiles = false;
-    }
 
     /** Where the garbage goes, as {offset, length} in the connection file. */
     private static long[] target(int kind, int ring, int staging, SplittableRandom rnd) {

@@ -18,10 +18,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The progress thread's idle strategy ({@link ShmProgress}): as the peer sees it, through the consumer-sleeping
@@ -29,19 +28,9 @@ import org.junit.jupiter.api.Test;
  * a consumer polls (a flag left set makes the peer ring the doorbell, a socket write, for every record); and as
  * the machine sees it: a consumer that waits, and the progress threads behind it, burn no core (issue 5).
  */
+@ExtendWith(ShmTesting.KeepConnectionFiles.class)
 class ShmIdleTest {
     private static final long WAIT_NANOS = 5_000_000_000L;
-
-    @BeforeAll
-    static void setUp() {
-        ShmTesting.register();
-        ShmActive.keepConnectionFiles = true;
-    }
-
-    @AfterAll
-    static void tearDown() {
-        ShmActive.keepConnectionFiles = false;
-    }
 
     @Test
     @DisplayName("a side that sleeps sets its sleeping flag; woken by a record while a consumer polls (and holds the"

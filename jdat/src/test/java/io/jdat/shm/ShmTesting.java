@@ -15,6 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /** Registry entries the {@code shm} tests open, and access to a live connection's file. */
 public final class ShmTesting {
@@ -64,6 +67,23 @@ public final class ShmTesting {
     static MemorySegment mapConnectionFile(Pair p, Arena arena) throws IOException {
         try (FileChannel ch = FileChannel.open(connectionFile(p), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             return ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size(), arena);
+        }
+    }
+
+    /**
+     * For a test class that plays a third party on live connection files: registers the entries and keeps the
+     * connection files' names ({@link ShmActive#keepConnectionFiles}) while the class runs.
+     */
+    static final class KeepConnectionFiles implements BeforeAllCallback, AfterAllCallback {
+        @Override
+        public void beforeAll(ExtensionContext context) {
+            register();
+            ShmActive.keepConnectionFiles = true;
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) {
+            ShmActive.keepConnectionFiles = false;
         }
     }
 }
