@@ -237,7 +237,10 @@ class ArgumentSweepTest {
     private static String call(Method m, Object target, Object[] args) {
         Future<Throwable> f = CALLER.submit(() -> {
             try {
-                m.invoke(target, args);
+                Object result = m.invoke(target, args);
+                if (result instanceof InterfaceAdapter opened) {
+                    opened.close(CloseFlags.ABRUPT); // an IA the sweep opened: no other test may see it
+                }
                 return null;
             } catch (InvocationTargetException e) {
                 return e.getCause();
@@ -290,6 +293,7 @@ class ArgumentSweepTest {
     void onlyDatExceptionEscapes() {
         List<String> escapes = new ArrayList<>();
         int calls = 0;
+        int memOpen = Registry.openCount("mem");
         for (Map.Entry<Class<?>, Function<World, List<Object>>> e : receivers().entrySet()) {
             for (Method m : e.getKey().getMethods()) {
                 if (m.getDeclaringClass() == Object.class || m.getParameterCount() == 0
@@ -322,6 +326,7 @@ class ArgumentSweepTest {
             }
         }
         assertTrue(calls > 500, "swept only " + calls + " calls");
+        assertEquals(memOpen, Registry.openCount("mem"), "the sweep left mem IAs open");
         assertTrue(escapes.isEmpty(), escapes.size() + " of " + calls + " calls escaped with a non-DAT exception:\n"
                 + String.join("\n", escapes.stream().distinct().toList()));
     }
