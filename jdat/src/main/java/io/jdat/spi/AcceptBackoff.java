@@ -44,6 +44,8 @@ public final class AcceptBackoff {
     private boolean reported;
 
     /**
+     * A back-off for one listener.
+     *
      * @param log      where to log ({@code io.jdat.tcp}, {@code io.jdat.shm})
      * @param listener names the listener in log records
      * @param handler  the service point told of persistent failures
@@ -105,11 +107,6 @@ public final class AcceptBackoff {
         if (t != null) {
             LockSupport.unpark(t);
         }
-    }
-
-    /** True once {@link #close()} was called. */
-    public boolean isClosed() {
-        return closed;
     }
 
     private void tell(Throwable cause, boolean stopped) {
