@@ -60,6 +60,8 @@ public final class AcceptBackoff {
      * An accept failed while the listener is open: logs the first failure of an episode, tells the consumer
      * once it has lasted {@value #PERSISTENT_MILLIS} ms, then sleeps the back-off delay (cut short by
      * {@link #close()}).
+     *
+     * @param cause what the accept threw
      */
     public void failed(Throwable cause) {
         long now = System.nanoTime();
@@ -93,7 +95,11 @@ public final class AcceptBackoff {
         reported = false;
     }
 
-    /** The listener stops for good although nobody closed it: logs it and tells the consumer. */
+    /**
+     * The listener stops for good although nobody closed it: logs it and tells the consumer.
+     *
+     * @param cause why the accept loop ends
+     */
     public void stopped(Throwable cause) {
         log.log(Level.ERROR, () -> listener + ": stopped listening (" + cause + "); later requests are not answered;"
                 + " the consumer gets DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR", cause);
