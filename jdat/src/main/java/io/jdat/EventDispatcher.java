@@ -89,7 +89,9 @@ public interface EventDispatcher extends DatHandle, AutoCloseable {
      *
      * @param event receives the event
      * @return {@code true} on {@code DAT_SUCCESS}; {@code false} for {@code DAT_QUEUE_EMPTY}
-     * @throws DatException {@code DAT_INVALID_STATE} while a waiter owns the EVD, {@code DAT_INVALID_HANDLE}
+     * @throws DatException {@code DAT_INVALID_PARAMETER} ({@code DAT_INVALID_ARG2}) when {@code event} is
+     *                      {@code null}, {@code DAT_INVALID_STATE} while a waiter owns the EVD,
+     *                      {@code DAT_INVALID_HANDLE}
      */
     boolean dequeue(DatEvent event);
 

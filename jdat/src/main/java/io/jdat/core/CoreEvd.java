@@ -305,6 +305,9 @@ final class CoreEvd extends CoreObject implements EventDispatcher {
         if (freed) {
             checkAlive();
         }
+        if (event == null) {
+            throw Fail.param(2, "no event to fill");
+        }
         if (waiter != null) {
             throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "a thread waits on this EVD (EVQ-03)");
         }

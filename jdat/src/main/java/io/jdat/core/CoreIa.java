@@ -204,7 +204,10 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     /** {@code dat_lmr_sync_rdma_read / dat_lmr_sync_rdma_write}, called by the public API's static factory. */
     public void lmrSync(LmrTriplet[] segments, long numSegments) {
         checkAlive();
-        if (numSegments < 0 || (numSegments > 0 && (segments == null || segments.length < numSegments))) {
+        if (numSegments > 0 && segments == null) {
+            throw Fail.param(2, "no segments");
+        }
+        if (numSegments < 0 || (numSegments > 0 && segments.length < numSegments)) {
             throw Fail.param(3, "bad segment count");
         }
         for (int i = 0; i < numSegments; i++) {

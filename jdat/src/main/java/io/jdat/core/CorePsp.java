@@ -1,8 +1,10 @@
 package io.jdat.core;
 
+import io.jdat.AsyncReason;
 import io.jdat.DatReturnSubtype;
 import io.jdat.EventDispatcher;
 import io.jdat.EvdFlags;
+import io.jdat.EventNumber;
 import io.jdat.HandleType;
 import io.jdat.PspFlags;
 import io.jdat.PspParam;
@@ -15,6 +17,12 @@ import io.jdat.spi.Transport;
  * {@code DAT_CONNECTION_REQUEST_EVENT}; with {@link PspFlags#PROVIDER} it also creates the EP (PSP-04).
  */
 final class CorePsp extends CoreObject implements PublicServicePoint, ServicePoint {
+    /**
+     * The event of {@link #acceptFailing}, resolved when this class loads: once the fds are exhausted no
+     * class file can be opened.
+     */
+    private static final EventNumber ACCEPT_FAILING = EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR;
+
     private final CoreEvd evd;
     private final int flags;
     private Transport.Listener listener;
@@ -45,6 +53,17 @@ final class CorePsp extends CoreObject implements PublicServicePoint, ServicePoi
     @Override
     public long connQual() {
         return qual;
+    }
+
+    /**
+     * The listener of this PSP cannot accept (issue 14): {@code DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR} on the
+     * IA's async EVD, {@code dat_handle} this PSP, reason {@code DAT_IA_OTHER_ERROR} (docs/listeners.md).
+     */
+    @Override
+    public void acceptFailing(Throwable cause, boolean stopped) {
+        if (!freed) {
+            ia.asyncError(ACCEPT_FAILING, this, AsyncReason.IA_OTHER_ERROR, null);
+        }
     }
 
     @Override

@@ -1,9 +1,11 @@
 package io.jdat.core;
 
+import io.jdat.AsyncReason;
 import io.jdat.DatReturnSubtype;
 import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.EvdFlags;
+import io.jdat.EventNumber;
 import io.jdat.HandleType;
 import io.jdat.ReservedServicePoint;
 import io.jdat.RspParam;
@@ -15,6 +17,12 @@ import io.jdat.spi.Transport;
  * moves the EP to PASSIVE_CONNECTION_PENDING (RSP-03).
  */
 final class CoreRsp extends CoreObject implements ReservedServicePoint, ServicePoint {
+    /**
+     * The event of {@link #acceptFailing}, resolved when this class loads: once the fds are exhausted no
+     * class file can be opened.
+     */
+    private static final EventNumber ACCEPT_FAILING = EventNumber.ASYNC_ERROR_PROVIDER_INTERNAL_ERROR;
+
     private final CoreEvd evd;
     private final CoreEp ep;
     private final long qual;
@@ -60,6 +68,17 @@ final class CoreRsp extends CoreObject implements ReservedServicePoint, ServiceP
     @Override
     public long connQual() {
         return qual;
+    }
+
+    /**
+     * The listener of this RSP cannot accept (issue 14): {@code DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR} on the
+     * IA's async EVD, {@code dat_handle} this RSP, reason {@code DAT_IA_OTHER_ERROR} (docs/listeners.md).
+     */
+    @Override
+    public void acceptFailing(Throwable cause, boolean stopped) {
+        if (!freed) {
+            ia.asyncError(ACCEPT_FAILING, this, AsyncReason.IA_OTHER_ERROR, null);
+        }
     }
 
     @Override

@@ -2,40 +2,86 @@ package io.jdat.core;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.SplittableRandom;
 
 /**
  * An IA's table of memory contexts: LMR contexts (usable locally and, with a remote privilege, as the
- * LMR's {@code rmr_context}) and RMR bindings. A context is {@code index << 8 | key}, like an iWARP STag:
- * the key part changes on every re-registration and re-bind, so a stale or guessed context finds nothing.
+ * LMR's {@code rmr_context}) and RMR bindings. A context is 32 bits laid out like an iWARP STag:
+ * {@code tag << 8 | key}.
  *
- * <p>Lookups are lock-free (acquire reads of an immutable {@link Region}); changes take the table lock
- * and publish with release writes.
+ * <ul>
+ * <li>The <b>key</b> (8 bits) changes on every registration and every RMR bind: each slot starts at a
+ * random key and steps by its own random odd stride, so a slot returns to an earlier key only after 256
+ * contexts (a stale context of a freed or re-bound region does not validate for the next 255
+ * re-registrations of its slot), and the next key cannot be told from the previous one.</li>
+ * <li>The <b>tag</b> (24 bits) is the slot's index through a per-IA secret permutation of the 24-bit space
+ * (a four-round Feistel network with random round keys), and a free slot is picked at random: contexts of
+ * an IA are spread over all 2<sup>24</sup> tags, not handed out in order, and differ from run to run.</li>
+ * </ul>
+ *
+ * <p>So a context that was not advertised is found by guessing only with probability about
+ * {@code live / 2^32} per guess (docs/protection.md); each wrong guess by a peer breaks its connection.
+ * The randomness is a per-IA {@link SplittableRandom} seeded from {@link SecureRandom}: unpredictable to a
+ * peer, not a cryptographic guarantee.
+ *
+ * <p>Lookups are lock-free, O(1) and allocation-free (the inverse permutation, then an acquire read of an
+ * immutable {@link Region}); changes take the table lock and publish with release writes. Registration
+ * allocates nothing in the table except when it grows.
  */
 final class MemoryTable {
-    /** Contexts have 24 index bits; index 0 is never used, so context 0 is always invalid. */
+    /** Contexts have 24 tag bits; slot 0 is never used. */
     static final int MAX_INDEX = (1 << 24) - 1;
+    /** The number of random key bits in a context. */
+    static final int KEY_BITS = 8;
+    private static final int HALF_BITS = 12;
+    private static final int HALF_MASK = (1 << HALF_BITS) - 1;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Region[].class);
+    private static final SecureRandom SEEDS = new SecureRandom();
 
     private final Object lock = new Object();
     private volatile Region[] slots = new Region[64];
+    /** Round keys of the tag permutation; fixed for the life of the table. */
+    private final int k0;
+    private final int k1;
+    private final int k2;
+    private final int k3;
+    /** Guarded by {@link #lock}. */
+    private final SplittableRandom random;
     private byte[] keys = new byte[64];
+    private byte[] strides = new byte[64];
     private boolean[] reserved = new boolean[64];
     private int[] freeList = new int[16];
     private int freeCount;
     private int nextIndex = 1;
     private int live;
 
+    MemoryTable() {
+        this(SEEDS.nextLong());
+    }
+
+    /** A table whose tags and keys follow from {@code seed} (tests). */
+    MemoryTable(long seed) {
+        random = new SplittableRandom(seed);
+        k0 = random.nextInt();
+        k1 = random.nextInt();
+        k2 = random.nextInt();
+        k3 = random.nextInt();
+    }
+
     /**
-     * Reserves an index (for an LMR or an RMR).
+     * Reserves a slot (for an LMR or an RMR): a random one of the free slots, else a new one.
      *
-     * @return the index, or -1 when the table is full
+     * @return the slot, or -1 when the table is full
      */
     int reserve() {
         synchronized (lock) {
             int idx;
             if (freeCount > 0) {
-                idx = freeList[--freeCount];
+                int i = random.nextInt(freeCount);
+                idx = freeList[i];
+                freeList[i] = freeList[--freeCount];
             } else {
                 if (nextIndex > MAX_INDEX) {
                     return -1;
@@ -44,9 +90,12 @@ final class MemoryTable {
                 if (idx >= slots.length) {
                     int n = Math.min(slots.length * 2, MAX_INDEX + 1);
                     keys = Arrays.copyOf(keys, n);
+                    strides = Arrays.copyOf(strides, n);
                     reserved = Arrays.copyOf(reserved, n);
                     slots = Arrays.copyOf(slots, n);
                 }
+                keys[idx] = (byte) random.nextInt();
+                strides[idx] = (byte) (random.nextInt() | 1);
             }
             reserved[idx] = true;
             live++;
@@ -54,30 +103,34 @@ final class MemoryTable {
         }
     }
 
-    /** The next context for {@code index}: a fresh key, so earlier contexts of the index stop matching. */
+    /** The next context for slot {@code index}: a fresh key, so earlier contexts of the slot stop matching. */
     int nextContext(int index) {
         synchronized (lock) {
-            int key = (keys[index] + 1) & 0xFF;
-            keys[index] = (byte) key;
-            return index << 8 | key;
+            int tag = permute(index);
+            int context;
+            do {
+                int key = (keys[index] + strides[index]) & 0xFF;
+                keys[index] = (byte) key;
+                context = tag << KEY_BITS | key;
+            } while (context == 0); // 0 is never a context
+            return context;
         }
     }
 
-    /** Publishes {@code region} at its context's index (replacing any earlier binding), or clears it. */
+    /** Publishes {@code region} at its slot (replacing any earlier binding), or clears it. */
     void publish(int index, Region region) {
         synchronized (lock) {
             SLOT.setRelease(slots, index, region);
         }
     }
 
-    /** Clears and frees an index. */
+    /** Clears and frees a slot: its contexts find nothing until it is registered again, under a new key. */
     void release(int index) {
         synchronized (lock) {
             if (!reserved[index]) {
                 return;
             }
             SLOT.setRelease(slots, index, (Region) null);
-            keys[index] = (byte) (keys[index] + 1);
             reserved[index] = false;
             live--;
             if (freeCount == freeList.length) {
@@ -88,11 +141,11 @@ final class MemoryTable {
     }
 
     /**
-     * The region a context names, or {@code null} for a stale, foreign or never-issued context.
-     * Lock-free; hostile values are safe.
+     * The region a context names, or {@code null} for a stale, foreign, guessed or never-issued context.
+     * Lock-free, O(1), allocation-free; hostile values are safe.
      */
     Region lookup(int context) {
-        int index = context >>> 8;
+        int index = unpermute(context >>> KEY_BITS);
         Region[] s = slots;
         if (index <= 0 || index >= s.length) {
             return null;
@@ -101,10 +154,57 @@ final class MemoryTable {
         return r != null && r.context() == context ? r : null;
     }
 
-    /** Number of reserved indexes. */
+    /** Number of reserved slots. */
     int size() {
         synchronized (lock) {
             return live;
         }
+    }
+
+    /** The tag of slot {@code index}: a bijection of the 24-bit space keyed by the table's round keys. */
+    int permute(int index) {
+        int l = index >>> HALF_BITS & HALF_MASK;
+        int r = index & HALF_MASK;
+        int t = l ^ round(r, k0);
+        l = r;
+        r = t;
+        t = l ^ round(r, k1);
+        l = r;
+        r = t;
+        t = l ^ round(r, k2);
+        l = r;
+        r = t;
+        t = l ^ round(r, k3);
+        l = r;
+        r = t;
+        return l << HALF_BITS | r;
+    }
+
+    /** The slot of tag {@code tag} (24 bits): the inverse of {@link #permute}. */
+    int unpermute(int tag) {
+        int l = tag >>> HALF_BITS & HALF_MASK;
+        int r = tag & HALF_MASK;
+        int t = r ^ round(l, k3);
+        r = l;
+        l = t;
+        t = r ^ round(l, k2);
+        r = l;
+        l = t;
+        t = r ^ round(l, k1);
+        r = l;
+        l = t;
+        t = r ^ round(l, k0);
+        r = l;
+        l = t;
+        return l << HALF_BITS | r;
+    }
+
+    /** The Feistel round function: 12 well-mixed bits of {@code half} and {@code key}. */
+    private static int round(int half, int key) {
+        int h = (half ^ key) * 0x9E3779B1;
+        h ^= h >>> 15;
+        h *= 0x85EBCA6B;
+        h ^= h >>> 13;
+        return h >>> 20;
     }
 }

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
  * Protection Zone and privileges that govern access to it. Immutable: a re-bind creates a new region
  * under a new context, so a reader that found a region can use it without locks.
  *
- * @param context    the 32-bit context (index &lt;&lt; 8 | key)
+ * @param context    the 32-bit context (tag &lt;&lt; 8 | key, see {@link MemoryTable})
  * @param segment    the registered memory; offset 0 is {@code address}
  * @param address    the virtual address of the first byte
  * @param length     bytes registered

@@ -1,10 +1,12 @@
 package io.jdat.shm;
 
+import io.jdat.spi.AcceptBackoff;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -12,20 +14,26 @@ import java.nio.file.Path;
 
 /**
  * A listening qualifier: the Unix domain socket {@code q-<qual>} in the IA's instance directory (owner-only,
- * like the directory), with a virtual thread that accepts requesters and hands each to a {@link ShmPassive}.
+ * like the directory), with a virtual thread that accepts requesters and hands each to a {@link ShmPassive}. The
+ * thread lives through accept failures (EMFILE...: a back-off, then {@code DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR}
+ * on the async EVD when they persist; {@link AcceptBackoff}, logger {@code io.jdat.shm}).
  */
 final class ShmListener implements Transport.Listener {
+    private static final System.Logger LOG = System.getLogger("io.jdat.shm");
+
     private final ShmTransport transport;
     private final long qual;
     final IncomingHandler handler;
     private final Path path;
     private final ServerSocketChannel server;
+    private final AcceptBackoff backoff;
     private volatile boolean closed;
 
     ShmListener(ShmTransport transport, long qual, IncomingHandler handler) throws IOException {
         this.transport = transport;
         this.qual = qual;
         this.handler = handler;
+        this.backoff = new AcceptBackoff(LOG, this, handler);
         this.path = ShmTransport.listenerPath(transport.instance.directory(), qual);
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
@@ -41,20 +49,51 @@ final class ShmListener implements Transport.Listener {
         Thread.ofVirtual().name("jdat-shm-listen-" + qual).start(this::acceptLoop);
     }
 
+    /**
+     * Accepts until closed. A failed accept is retried with a back-off and reported when it persists
+     * ({@link AcceptBackoff}); the loop ends only when the listener is closed, or, logged and reported, when
+     * its socket was closed under it or an unexpected error escapes.
+     */
     private void acceptLoop() {
-        while (!closed) {
-            SocketChannel ch;
-            try {
-                ch = server.accept();
-            } catch (IOException e) {
-                if (!closed) {
+        Throwable stop = null;
+        try {
+            while (!closed) {
+                SocketChannel ch;
+                try {
+                    ch = server.accept();
+                } catch (ClosedChannelException e) {
+                    stop = e;
+                    break;
+                } catch (IOException e) {
+                    if (closed) {
+                        break;
+                    }
                     transport.trace(this, "accept failed: " + e);
+                    backoff.failed(e);
+                    continue;
                 }
-                return;
+                backoff.accepted();
+                try {
+                    ShmPassive p = new ShmPassive(transport, this, ch);
+                    transport.incoming.add(p);
+                    Thread.ofVirtual().name("jdat-shm-passive").start(p::handshake);
+                } catch (RuntimeException | OutOfMemoryError e) {
+                    // No thread for this one (e.g. out of memory): drop it, keep listening.
+                    try {
+                        ch.close();
+                    } catch (IOException ignored) {
+                        // gone either way
+                    }
+                    backoff.failed(e);
+                }
             }
-            ShmPassive p = new ShmPassive(transport, this, ch);
-            transport.incoming.add(p);
-            Thread.ofVirtual().name("jdat-shm-passive").start(p::handshake);
+        } catch (RuntimeException | Error e) {
+            stop = e;
+            throw e;
+        } finally {
+            if (!closed) {
+                backoff.stopped(stop != null ? stop : new IllegalStateException("accept loop ended"));
+            }
         }
     }
 
@@ -73,6 +112,7 @@ final class ShmListener implements Transport.Listener {
             return;
         }
         closed = true;
+        backoff.close();
         try {
             server.close();
         } catch (IOException e) {

@@ -27,7 +27,9 @@ public interface Transport {
      * @param any      pick a free non-privileged qualifier ({@code dat_psp_create_any})
      * @param handler  receives each request
      * @return the listener; its qualifier is {@link Listener#connQual()}
-     * @throws DatException {@code DAT_CONN_QUAL_IN_USE}, {@code DAT_CONN_QUAL_UNAVAILABLE}
+     * @throws DatException {@code DAT_CONN_QUAL_IN_USE}, {@code DAT_CONN_QUAL_UNAVAILABLE},
+     *                      {@code DAT_INVALID_PARAMETER} ({@code DAT_INVALID_ARG2}) for a qualifier this
+     *                      transport can never serve (tcp: outside 1..65535)
      */
     Listener listen(long connQual, boolean any, IncomingHandler handler);
 
@@ -36,7 +38,8 @@ public interface Transport {
      * from a transport thread, unless the attempt is cancelled first.
      *
      * @param remote         the peer IA address (already checked with {@link #isValidAddress})
-     * @param remoteConnQual the peer's qualifier
+     * @param remoteConnQual the peer's qualifier; one this transport can never serve is reported as
+     *                       {@code nonPeerRejected}, never as another qualifier
      * @param privateData    the requester's private data
      * @param rdmaReadIn     this EP's incoming RDMA Read depth (IRD)
      * @param rdmaReadOut    this EP's outgoing RDMA Read depth (ORD)

@@ -1,6 +1,7 @@
 package io.jdat.tcp;
 
 import io.jdat.DatException;
+import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
 import io.jdat.Qos;
 import io.jdat.spi.ActiveHandler;
@@ -74,11 +75,16 @@ final class TcpTransport implements Transport {
         return closed;
     }
 
+    /** True when {@code qual} names a TCP port (1..65535): the only qualifiers tcp serves; no other aliases one. */
+    static boolean isPort(long qual) {
+        return qual >= 1 && qual <= 65535;
+    }
+
     @Override
     public Listener listen(long connQual, boolean any, IncomingHandler handler) {
-        if (!any && (connQual <= 0 || connQual > 65535)) {
-            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE,
-                    "connection qualifier " + connQual + " is not a TCP port (1..65535)");
+        if (!any && !isPort(connQual)) {
+            throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG2,
+                    "connection qualifier " + Long.toUnsignedString(connQual) + " is not a TCP port (1..65535)");
         }
         try {
             TcpListener l = new TcpListener(this, new InetSocketAddress(config.bindHost(), any ? 0 : (int) connQual),
@@ -99,6 +105,9 @@ final class TcpTransport implements Transport {
     @Override
     public ConnectAttempt connect(SocketAddress remote, long remoteConnQual, byte[] privateData, int ird, int ord,
             ActiveHandler handler) {
+        if (!isPort(remoteConnQual)) {
+            return UnservedQualifier.start(this, remoteConnQual, handler);
+        }
         InetSocketAddress r = (InetSocketAddress) remote;
         return MpaActive.start(this, new InetSocketAddress(r.getAddress(), (int) remoteConnQual), privateData,
                 ird, ord, handler);

@@ -18,8 +18,9 @@
  * </ul>
  *
  * <p>Addressing: an IA address is an {@link java.net.InetSocketAddress} (its port is ignored), a connection
- * qualifier is a TCP port; {@code dat_psp_create_any} takes an ephemeral port. STags are the core's
- * {@code rmr_context} values ({@code index << 8 | key}, the key changes on every registration and bind),
+ * qualifier is a TCP port (1..65535; any other value is served by nobody); {@code dat_psp_create_any} takes an
+ * ephemeral port. STags are the core's {@code rmr_context} values ({@code tag << 8 | key}, both random; the key
+ * changes on every registration and bind: docs/protection.md),
  * and Tagged Offsets are the consumer's addresses. The sink of an RDMA Read is named on the wire by a
  * per-connection STag that only the Read Responses of that Read match.
  *
