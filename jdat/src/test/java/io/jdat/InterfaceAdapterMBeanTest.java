@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every open IA has a JMX MBean {@code io.jdat:type=InterfaceAdapter,name=<ia>,id=<n>} in the platform
- * MBeanServer, registered on open and unregistered on close, whose attributes are the IA's DTO counters and a
+ * MBeanServer, registered on open and unregistered on close (each a moment later, on the jdat-jmx thread), whose attributes are the IA's DTO counters and a
  * table of its Endpoints with theirs.
  */
 class InterfaceAdapterMBeanTest {
@@ -33,8 +33,12 @@ class InterfaceAdapterMBeanTest {
         try (Arena arena = Arena.ofShared()) {
             Set<ObjectName> before = SERVER.queryNames(pattern, null);
             InterfaceAdapter server = InterfaceAdapter.open(provider, 8, null);
-            Set<ObjectName> added = new HashSet<>(SERVER.queryNames(pattern, null));
-            added.removeAll(before);
+            Set<ObjectName> added = new HashSet<>();
+            for (long end = System.nanoTime() + 30_000_000_000L; added.isEmpty() && System.nanoTime() < end; ) {
+                Thread.sleep(10); // registered on the jdat-jmx thread, a moment after the open
+                added.addAll(SERVER.queryNames(pattern, null));
+                added.removeAll(before);
+            }
             assertEquals(1, added.size(), "one new MBean for the IA: " + added);
             serverName = added.iterator().next();
             assertTrue(serverName.getKeyProperty("id").matches("\\d+"), serverName.toString());
@@ -81,6 +85,10 @@ class InterfaceAdapterMBeanTest {
                 assertFalse(((String) row.get("RemoteAddress")).isEmpty(), row.toString());
                 assertTrue(SERVER.getMBeanInfo(serverName).getAttributes().length >= 12);
             }
+        }
+        for (long end = System.nanoTime() + 30_000_000_000L; SERVER.isRegistered(serverName)
+                && System.nanoTime() < end; ) {
+            Thread.sleep(10); // unregistered on the jdat-jmx thread, a moment after the close
         }
         assertFalse(SERVER.isRegistered(serverName), "unregistered on close");
     }

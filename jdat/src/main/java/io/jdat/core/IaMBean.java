@@ -5,6 +5,8 @@ import io.jdat.DtoCounters;
 import io.jdat.EpParam;
 import java.lang.management.ManagementFactory;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.Attribute;
 import javax.management.AttributeList;
@@ -13,6 +15,7 @@ import javax.management.DynamicMBean;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
 import javax.management.MBeanOperationInfo;
+import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.ReflectionException;
 import javax.management.openmbean.CompositeDataSupport;
@@ -26,7 +29,10 @@ import javax.management.openmbean.TabularType;
 
 /**
  * The JMX MBean of one open IA, {@code io.jdat:type=InterfaceAdapter,name=<ia>,id=<n>} in the platform
- * MBeanServer: registered when the IA opens, unregistered when it closes. Read-only attributes: the IA's
+ * MBeanServer: registered when the IA opens, unregistered when it closes. Both happen in order on one daemon
+ * thread ({@code jdat-jmx}), because the JVM's first use of the platform MBeanServer costs hundreds of
+ * milliseconds (it starts every platform MXBean) that {@code dat_ia_open} should not wait for: the MBean
+ * appears a moment after the open returns. Read-only attributes: the IA's
  * name, its DTO counters ({@link DtoCounters}, the sum over its Endpoints, freed ones included) and
  * {@code Endpoints}, a table with one row per live Endpoint (id, DAT state, remote address, counters).
  * A dynamic MBean with open types only, so any JMX client (jconsole, VisualVM, {@code jcmd}) reads it
@@ -46,47 +52,60 @@ final class IaMBean implements DynamicMBean {
         "requests flushed", "requests completed with another error", "bytes of successful requests",
         "receives posted", "receives completed successfully", "receives flushed",
         "receives completed with another error", "bytes of successful receives"};
-    /** The items of an Endpoint row, in order. */
-    private static final String[] EP_ITEMS = new String[COUNTERS.length + 3];
-    private static final CompositeType EP_ROW;
-    private static final TabularType EP_TABLE;
-    private static final MBeanInfo INFO;
 
-    static {
-        try {
-            String[] names = EP_ITEMS;
-            String[] texts = new String[names.length];
-            OpenType<?>[] types = new OpenType<?>[names.length];
-            names[0] = "Id";
-            texts[0] = "the Endpoint's identity hash (as in the JFR events' endpoint field)";
-            types[0] = SimpleType.INTEGER;
-            names[1] = "State";
-            texts[1] = "the DAT state (DAT_EP_STATE_...)";
-            types[1] = SimpleType.STRING;
-            names[2] = "RemoteAddress";
-            texts[2] = "the peer's IA address, empty when not connected";
-            types[2] = SimpleType.STRING;
-            for (int i = 0; i < COUNTERS.length; i++) {
-                names[i + 3] = COUNTERS[i];
-                texts[i + 3] = COUNTER_TEXT[i];
-                types[i + 3] = SimpleType.LONG;
+    /** The open types and the MBeanInfo, made on the registering thread at the first registration. */
+    private static final class Types {
+        /** The items of an Endpoint row, in order. */
+        static final String[] EP_ITEMS = new String[COUNTERS.length + 3];
+        static final CompositeType EP_ROW;
+        static final TabularType EP_TABLE;
+        static final MBeanInfo INFO;
+
+        static {
+            try {
+                String[] names = EP_ITEMS;
+                String[] texts = new String[names.length];
+                OpenType<?>[] types = new OpenType<?>[names.length];
+                names[0] = "Id";
+                texts[0] = "the Endpoint's identity hash (as in the JFR events' endpoint field)";
+                types[0] = SimpleType.INTEGER;
+                names[1] = "State";
+                texts[1] = "the DAT state (DAT_EP_STATE_...)";
+                types[1] = SimpleType.STRING;
+                names[2] = "RemoteAddress";
+                texts[2] = "the peer's IA address, empty when not connected";
+                types[2] = SimpleType.STRING;
+                for (int i = 0; i < COUNTERS.length; i++) {
+                    names[i + 3] = COUNTERS[i];
+                    texts[i + 3] = COUNTER_TEXT[i];
+                    types[i + 3] = SimpleType.LONG;
+                }
+                EP_ROW = new CompositeType("io.jdat.Endpoint", "an Endpoint's DTO counters", names, texts, types);
+                EP_TABLE = new TabularType("io.jdat.Endpoints", "the IA's live Endpoints", EP_ROW, new String[] {"Id"});
+                MBeanAttributeInfo[] attrs = new MBeanAttributeInfo[COUNTERS.length + 2];
+                attrs[0] = new OpenMBeanAttributeInfoSupport("Name", "the IA name (dat_ia_open)", SimpleType.STRING,
+                        true, false, false);
+                for (int i = 0; i < COUNTERS.length; i++) {
+                    attrs[i + 1] = new OpenMBeanAttributeInfoSupport(COUNTERS[i], COUNTER_TEXT[i]
+                            + ", over every Endpoint the IA has had", SimpleType.LONG, true, false, false);
+                }
+                attrs[attrs.length - 1] = new OpenMBeanAttributeInfoSupport("Endpoints",
+                        "one row per live Endpoint: its state and DTO counters", EP_TABLE, true, false, false);
+                INFO = new MBeanInfo(IaMBean.class.getName(), "A jdat Interface Adapter (DAT_IA_HANDLE) and its DTO counters",
+                        attrs, null, new MBeanOperationInfo[0], null);
+            } catch (OpenDataException e) {
+                throw new ExceptionInInitializerError(e);
             }
-            EP_ROW = new CompositeType("io.jdat.Endpoint", "an Endpoint's DTO counters", names, texts, types);
-            EP_TABLE = new TabularType("io.jdat.Endpoints", "the IA's live Endpoints", EP_ROW, new String[] {"Id"});
-            MBeanAttributeInfo[] attrs = new MBeanAttributeInfo[COUNTERS.length + 2];
-            attrs[0] = new OpenMBeanAttributeInfoSupport("Name", "the IA name (dat_ia_open)", SimpleType.STRING,
-                    true, false, false);
-            for (int i = 0; i < COUNTERS.length; i++) {
-                attrs[i + 1] = new OpenMBeanAttributeInfoSupport(COUNTERS[i], COUNTER_TEXT[i]
-                        + ", over every Endpoint the IA has had", SimpleType.LONG, true, false, false);
-            }
-            attrs[attrs.length - 1] = new OpenMBeanAttributeInfoSupport("Endpoints",
-                    "one row per live Endpoint: its state and DTO counters", EP_TABLE, true, false, false);
-            INFO = new MBeanInfo(IaMBean.class.getName(), "A jdat Interface Adapter (DAT_IA_HANDLE) and its DTO counters",
-                    attrs, null, new MBeanOperationInfo[0], null);
-        } catch (OpenDataException e) {
-            throw new ExceptionInInitializerError(e);
         }
+    }
+
+    /** Registers and unregisters, in order, off the caller's thread; started at the first IA open. */
+    private static final class Registrar {
+        static final ExecutorService THREAD = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "jdat-jmx");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     private final CoreIa ia;
@@ -98,10 +117,11 @@ final class IaMBean implements DynamicMBean {
     }
 
     /**
-     * Registers the MBean of a newly opened IA; a failure (no {@code java.management} in the runtime, a
-     * security policy, {@code -Djdat.jmx=false}) leaves the IA without one and is logged at DEBUG.
+     * Registers the MBean of a newly opened IA (asynchronously, see the class comment); a failure (no
+     * {@code java.management} in the runtime, a security policy) leaves the IA without one and is logged at
+     * DEBUG. {@code -Djdat.jmx=false} registers nothing.
      *
-     * @return the registered MBean, or {@code null}
+     * @return the MBean, or {@code null} when there will be none
      */
     static IaMBean register(CoreIa ia) {
         if (!ENABLED) {
@@ -110,7 +130,13 @@ final class IaMBean implements DynamicMBean {
         try {
             String n = ia.name.matches("[A-Za-z0-9_.\\-]+") ? ia.name : ObjectName.quote(ia.name);
             IaMBean b = new IaMBean(ia, new ObjectName(TYPE + ",name=" + n + ",id=" + IDS.incrementAndGet()));
-            ManagementFactory.getPlatformMBeanServer().registerMBean(b, b.name);
+            Registrar.THREAD.execute(() -> {
+                try {
+                    ManagementFactory.getPlatformMBeanServer().registerMBean(b, b.name);
+                } catch (Exception | LinkageError e) {
+                    LOG.log(System.Logger.Level.DEBUG, () -> "no JMX MBean for IA " + ia.name + ": " + e);
+                }
+            });
             return b;
         } catch (Exception | LinkageError e) {
             LOG.log(System.Logger.Level.DEBUG, () -> "no JMX MBean for IA " + ia.name + ": " + e);
@@ -118,13 +144,18 @@ final class IaMBean implements DynamicMBean {
         }
     }
 
-    /** Unregisters it (the IA closes). */
+    /** Unregisters it (the IA closes), after its registration. */
     void unregister() {
-        try {
-            ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
-        } catch (Exception | LinkageError e) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "unregistering " + name + ": " + e);
-        }
+        Registrar.THREAD.execute(() -> {
+            try {
+                MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+                if (server.isRegistered(name)) {
+                    server.unregisterMBean(name);
+                }
+            } catch (Exception | LinkageError e) {
+                LOG.log(System.Logger.Level.DEBUG, () -> "unregistering " + name + ": " + e);
+            }
+        });
     }
 
     /** The MBean's name. */
@@ -178,7 +209,7 @@ final class IaMBean implements DynamicMBean {
 
     @Override
     public MBeanInfo getMBeanInfo() {
-        return INFO;
+        return Types.INFO;
     }
 
     private DtoCounters counters() {
@@ -190,7 +221,7 @@ final class IaMBean implements DynamicMBean {
     }
 
     private TabularDataSupport endpoints() {
-        TabularDataSupport t = new TabularDataSupport(EP_TABLE);
+        TabularDataSupport t = new TabularDataSupport(Types.EP_TABLE);
         List<CoreEp> eps = ia.endpoints();
         for (CoreEp ep : eps) {
             DtoCounters c = ep.counters.snapshot();
@@ -202,7 +233,7 @@ final class IaMBean implements DynamicMBean {
                 values[i + 3] = counter(c, i);
             }
             try {
-                t.put(new CompositeDataSupport(EP_ROW, EP_ITEMS, values));
+                t.put(new CompositeDataSupport(Types.EP_ROW, Types.EP_ITEMS, values));
             } catch (OpenDataException e) {
                 throw new IllegalStateException(e);
             }
