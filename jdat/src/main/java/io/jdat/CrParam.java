@@ -27,7 +27,7 @@ public record CrParam(SocketAddress remoteIaAddress, long remotePortQual, byte[]
     /** {@code DAT_CR_FIELD_ALL}. */
     public static final long FIELD_ALL = 0x1FL;
 
-    /** private_data_size. */
+    /** {@return {@code private_data_size}} */
     public int privateDataSize() {
         return privateData.length;
     }

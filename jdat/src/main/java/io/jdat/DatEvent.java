@@ -60,7 +60,11 @@ public final class DatEvent {
         return new DatEvent().eventNumber(EventNumber.SOFTWARE_EVENT).softwarePointer(pointer);
     }
 
-    /** Clears every field; returns this. */
+    /**
+     * Clears every field.
+     *
+     * @return this
+     */
     public DatEvent clear() {
         eventNumber = null;
         evd = null;
@@ -80,122 +84,177 @@ public final class DatEvent {
         return this;
     }
 
-    /** {@code event_number}. */
+    /** {@return {@code event_number}} */
     public EventNumber eventNumber() {
         return eventNumber;
     }
 
-    /** Sets {@code event_number}; returns this. */
+    /**
+     * Sets {@code event_number}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent eventNumber(EventNumber v) {
         eventNumber = v;
         return this;
     }
 
-    /** {@code evd_handle}: the EVD the event was dequeued from. */
+    /** {@return {@code evd_handle}: the EVD the event was dequeued from} */
     public EventDispatcher evd() {
         return evd;
     }
 
-    /** Sets {@code evd_handle}; returns this. */
+    /**
+     * Sets {@code evd_handle}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent evd(EventDispatcher v) {
         evd = v;
         return this;
     }
 
-    /** {@code ep_handle} of a DTO completion or a connection event. */
+    /** {@return {@code ep_handle} of a DTO completion or a connection event} */
     public Endpoint ep() {
         return ep;
     }
 
-    /** Sets {@code ep_handle}; returns this. */
+    /**
+     * Sets {@code ep_handle}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent ep(Endpoint v) {
         ep = v;
         return this;
     }
 
-    /** {@code user_cookie} of a DTO or RMR bind completion: the value given to the post, unchanged. */
+    /** {@return {@code user_cookie} of a DTO or RMR bind completion: the value given to the post, unchanged} */
     public long userCookie() {
         return userCookie;
     }
 
-    /** Sets {@code user_cookie}; returns this. */
+    /**
+     * Sets {@code user_cookie}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent userCookie(long v) {
         userCookie = v;
         return this;
     }
 
-    /** {@code status} of a DTO or RMR bind completion. */
+    /** {@return {@code status} of a DTO or RMR bind completion} */
     public DtoCompletionStatus status() {
         return status;
     }
 
-    /** Sets {@code status}; returns this. */
+    /**
+     * Sets {@code status}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent status(DtoCompletionStatus v) {
         status = v;
         return this;
     }
 
-    /** {@code transfered_length}: bytes transferred; undefined unless {@link #status()} is SUCCESS. */
+    /** {@return {@code transfered_length}: bytes transferred; undefined unless {@link #status()} is SUCCESS} */
     public long transferredLength() {
         return transferredLength;
     }
 
-    /** Sets {@code transfered_length}; returns this. */
+    /**
+     * Sets {@code transfered_length}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent transferredLength(long v) {
         transferredLength = v;
         return this;
     }
 
-    /** {@code rmr_handle} of an RMR bind completion. */
+    /** {@return {@code rmr_handle} of an RMR bind completion} */
     public Rmr rmr() {
         return rmr;
     }
 
-    /** Sets {@code rmr_handle}; returns this. */
+    /**
+     * Sets {@code rmr_handle}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent rmr(Rmr v) {
         rmr = v;
         return this;
     }
 
-    /** {@code sp_handle} of a connection request: the PSP, or {@code null} for an RSP (RSP-03). */
+    /** {@return {@code sp_handle} of a connection request: the PSP, or {@code null} for an RSP (RSP-03)} */
     public DatHandle spHandle() {
         return spHandle;
     }
 
-    /** Sets {@code sp_handle}; returns this. */
+    /**
+     * Sets {@code sp_handle}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent spHandle(DatHandle v) {
         spHandle = v;
         return this;
     }
 
-    /** {@code local_ia_address_ptr} of a connection request. */
+    /** {@return {@code local_ia_address_ptr} of a connection request} */
     public SocketAddress localIaAddress() {
         return localIaAddress;
     }
 
-    /** Sets {@code local_ia_address_ptr}; returns this. */
+    /**
+     * Sets {@code local_ia_address_ptr}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent localIaAddress(SocketAddress v) {
         localIaAddress = v;
         return this;
     }
 
-    /** {@code conn_qual} of a connection request. */
+    /** {@return {@code conn_qual} of a connection request} */
     public long connQual() {
         return connQual;
     }
 
-    /** Sets {@code conn_qual}; returns this. */
+    /**
+     * Sets {@code conn_qual}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent connQual(long v) {
         connQual = v;
         return this;
     }
 
-    /** {@code cr_handle} of a connection request. */
+    /** {@return {@code cr_handle} of a connection request} */
     public ConnectionRequest cr() {
         return cr;
     }
 
-    /** Sets {@code cr_handle}; returns this. */
+    /**
+     * Sets {@code cr_handle}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent cr(ConnectionRequest v) {
         cr = v;
         return this;
@@ -204,50 +263,72 @@ public final class DatEvent {
     /**
      * {@code private_data} of a connection event; its length is {@code private_data_size}. The array is
      * owned by the provider and valid until the EP is freed or reset (EVW-21); do not modify it.
+     *
+     * @return the private data bytes (empty when there were none)
      */
     public byte[] privateData() {
         return privateData;
     }
 
-    /** {@code private_data_size} of a connection event. */
+    /** {@return {@code private_data_size} of a connection event} */
     public int privateDataSize() {
         return privateData.length;
     }
 
-    /** Sets {@code private_data}; returns this. */
+    /**
+     * Sets {@code private_data}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent privateData(byte[] v) {
         privateData = v == null ? NO_DATA : v;
         return this;
     }
 
-    /** {@code dat_handle} of an asynchronous error: the IA for unaffiliated errors, else the object. */
+    /** {@return {@code dat_handle} of an asynchronous error: the IA for unaffiliated errors, else the object} */
     public DatHandle asyncHandle() {
         return asyncHandle;
     }
 
-    /** Sets {@code dat_handle} of an asynchronous error; returns this. */
+    /**
+     * Sets {@code dat_handle} of an asynchronous error.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent asyncHandle(DatHandle v) {
         asyncHandle = v;
         return this;
     }
 
-    /** {@code reason} of an asynchronous error (API.md §3.6, e.g. {@link AsyncReason#EVD_OVERFLOW_ERROR}). */
+    /** {@return {@code reason} of an asynchronous error (API.md §3.6, e.g. {@link AsyncReason#EVD_OVERFLOW_ERROR})} */
     public int reason() {
         return reason;
     }
 
-    /** Sets {@code reason}; returns this. */
+    /**
+     * Sets {@code reason}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent reason(int v) {
         reason = v;
         return this;
     }
 
-    /** {@code software_event_data.pointer}: opaque to the provider. */
+    /** {@return {@code software_event_data.pointer}: opaque to the provider} */
     public Object softwarePointer() {
         return softwarePointer;
     }
 
-    /** Sets {@code software_event_data.pointer}; returns this. */
+    /**
+     * Sets {@code software_event_data.pointer}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent softwarePointer(Object v) {
         softwarePointer = v;
         return this;
@@ -256,12 +337,19 @@ public final class DatEvent {
     /**
      * {@code nmore} of the last {@link EventDispatcher#waitFor}: events still queued after it returned
      * (valid after success and after a timeout).
+     *
+     * @return the number of events still queued
      */
     public int nmore() {
         return nmore;
     }
 
-    /** Sets {@code nmore}; returns this. */
+    /**
+     * Sets {@code nmore}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public DatEvent nmore(int v) {
         nmore = v;
         return this;

@@ -11,7 +11,9 @@ package io.jdat;
 public class DatException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The DAT_RETURN type ({@code DAT_GET_TYPE}). */
     private final DatReturnType type;
+    /** The DAT_RETURN subtype ({@code DAT_GET_SUBTYPE}). */
     private final DatReturnSubtype subtype;
 
     /**
@@ -28,22 +30,27 @@ public class DatException extends RuntimeException {
         this.subtype = subtype;
     }
 
-    /** Creates an exception for {@code DAT_ERROR(type, DAT_NO_SUBTYPE)}. */
+    /**
+     * Creates an exception for {@code DAT_ERROR(type, DAT_NO_SUBTYPE)}.
+     *
+     * @param type the DAT_RETURN type, never {@link DatReturnType#SUCCESS}
+     * @param detail a human-readable explanation of what was wrong
+     */
     public DatException(DatReturnType type, String detail) {
         this(type, DatReturnSubtype.NO_SUBTYPE, detail);
     }
 
-    /** The TYPE of the return code ({@code DAT_GET_TYPE}). */
+    /** {@return the TYPE of the return code ({@code DAT_GET_TYPE})} */
     public DatReturnType type() {
         return type;
     }
 
-    /** The SUBTYPE of the return code ({@code DAT_GET_SUBTYPE}). */
+    /** {@return the SUBTYPE of the return code ({@code DAT_GET_SUBTYPE})} */
     public DatReturnSubtype subtype() {
         return subtype;
     }
 
-    /** The whole {@code DAT_RETURN} word a C consumer would see: {@code DAT_ERROR(type, subtype)}. */
+    /** {@return the whole {@code DAT_RETURN} word a C consumer would see: {@code DAT_ERROR(type, subtype)}} */
     public int code() {
         return DatReturn.error(type, subtype);
     }

@@ -38,17 +38,32 @@ public final class DatReturn {
         return CLASS_ERROR | type.code() | subtype.code();
     }
 
-    /** {@code DAT_GET_TYPE(rc)}. */
+    /**
+     * {@code DAT_GET_TYPE(rc)}.
+     *
+     * @param rc a {@code DAT_RETURN} value
+     * @return {@code DAT_GET_TYPE(rc)}
+     */
     public static int getType(int rc) {
         return rc & TYPE_MASK;
     }
 
-    /** {@code DAT_GET_SUBTYPE(rc)}. */
+    /**
+     * {@code DAT_GET_SUBTYPE(rc)}.
+     *
+     * @param rc a {@code DAT_RETURN} value
+     * @return {@code DAT_GET_SUBTYPE(rc)}
+     */
     public static int getSubtype(int rc) {
         return rc & SUBTYPE_MASK;
     }
 
-    /** {@code DAT_IS_WARNING(rc)}. */
+    /**
+     * {@code DAT_IS_WARNING(rc)}.
+     *
+     * @param rc a {@code DAT_RETURN} value
+     * @return {@code DAT_IS_WARNING(rc)}
+     */
     public static boolean isWarning(int rc) {
         return (rc & CLASS_WARNING) != 0;
     }

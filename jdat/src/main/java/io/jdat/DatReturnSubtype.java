@@ -215,12 +215,12 @@ public enum DatReturnSubtype {
 
     private static final DatReturnSubtype[] VALUES = values();
 
-    /** The numeric SUBTYPE value ({@code DAT_GET_SUBTYPE}). */
+    /** {@return the numeric SUBTYPE value ({@code DAT_GET_SUBTYPE})} */
     public int code() {
         return ordinal();
     }
 
-    /** The C identifier, e.g. {@code "DAT_INVALID_STATE_EP_UNCONNECTED"}. */
+    /** {@return the C identifier, e.g. {@code "DAT_INVALID_STATE_EP_UNCONNECTED"}} */
     public String datName() {
         return "DAT_" + name();
     }

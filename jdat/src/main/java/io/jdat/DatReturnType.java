@@ -60,12 +60,12 @@ public enum DatReturnType {
         this.code = code;
     }
 
-    /** The numeric TYPE value ({@code DAT_GET_TYPE}), already shifted into bits 29..16. */
+    /** {@return the numeric TYPE value ({@code DAT_GET_TYPE}), already shifted into bits 29..16} */
     public int code() {
         return code;
     }
 
-    /** The C identifier, e.g. {@code "DAT_INVALID_STATE"}. */
+    /** {@return the C identifier, e.g. {@code "DAT_INVALID_STATE"}} */
     public String datName() {
         return "DAT_" + name();
     }

@@ -35,12 +35,17 @@ public enum DtoCompletionStatus {
         this.code = code;
     }
 
-    /** The numeric value of the C enumerator. */
+    /** {@return the numeric value of the C enumerator} */
     public int code() {
         return code;
     }
 
-    /** The constant with this numeric value, or {@code null}. */
+    /**
+     * The constant with this numeric value, or {@code null}.
+     *
+     * @param code the numeric value
+     * @return the constant with this numeric value, or {@code null}
+     */
     public static DtoCompletionStatus of(int code) {
         for (DtoCompletionStatus v : VALUES) {
             if (v.code == code) {
@@ -51,7 +56,7 @@ public enum DtoCompletionStatus {
     }
 
 
-    /** The C identifier, e.g. {@code "DAT_DTO_ERR_FLUSHED"} or {@code "DAT_RMR_OPERATION_FAILED"}. */
+    /** {@return the C identifier, e.g. {@code "DAT_DTO_ERR_FLUSHED"} or {@code "DAT_RMR_OPERATION_FAILED"}} */
     public String datName() {
         return this == RMR_OPERATION_FAILED ? "DAT_RMR_OPERATION_FAILED" : "DAT_DTO_" + name();
     }

@@ -61,32 +61,32 @@ public record DtoCounters(long requestsPosted, long requestsCompleted, long requ
                 recvErrors - earlier.recvErrors, recvBytes - earlier.recvBytes);
     }
 
-    /** Requests and receives posted. */
+    /** {@return the requests and receives posted} */
     public long posted() {
         return requestsPosted + recvsPosted;
     }
 
-    /** Requests and receives completed successfully. */
+    /** {@return the requests and receives completed successfully} */
     public long completed() {
         return requestsCompleted + recvsCompleted;
     }
 
-    /** Requests and receives flushed. */
+    /** {@return the requests and receives flushed} */
     public long flushed() {
         return requestsFlushed + recvsFlushed;
     }
 
-    /** Requests and receives completed with an error other than flushed. */
+    /** {@return the requests and receives completed with an error other than flushed} */
     public long errors() {
         return requestErrors + recvErrors;
     }
 
-    /** Bytes moved by successful requests and receives. */
+    /** {@return the bytes moved by successful requests and receives} */
     public long bytes() {
         return requestBytes + recvBytes;
     }
 
-    /** Requests and receives posted and not completed yet. */
+    /** {@return the requests and receives posted and not completed yet} */
     public long outstanding() {
         return requestsPosted - requestsCompleted - requestsFlushed - requestErrors
                 + recvsPosted - recvsCompleted - recvsFlushed - recvErrors;

@@ -31,194 +31,279 @@ public final class EpAttr {
     public EpAttr() {
     }
 
-    /** {@code service_type}. */
+    /** {@return {@code service_type}} */
     public ServiceType serviceType() {
         return serviceType;
     }
 
-    /** Sets {@code service_type}; returns this. */
+    /**
+     * Sets {@code service_type}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr serviceType(ServiceType value) {
         this.serviceType = value;
         return this;
     }
 
-    /** {@code max_message_size}. */
+    /** {@return {@code max_message_size}} */
     public long maxMessageSize() {
         return maxMessageSize;
     }
 
-    /** Sets {@code max_message_size}; returns this. */
+    /**
+     * Sets {@code max_message_size}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxMessageSize(long value) {
         this.maxMessageSize = value;
         return this;
     }
 
-    /** {@code max_rdma_size}. */
+    /** {@return {@code max_rdma_size}} */
     public long maxRdmaSize() {
         return maxRdmaSize;
     }
 
-    /** Sets {@code max_rdma_size}; returns this. */
+    /**
+     * Sets {@code max_rdma_size}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxRdmaSize(long value) {
         this.maxRdmaSize = value;
         return this;
     }
 
-    /** {@code qos ({@link Qos} bits)}. */
+    /** {@return {@code qos ({@link Qos} bits)}} */
     public int qos() {
         return qos;
     }
 
-    /** Sets {@code qos}; returns this. */
+    /**
+     * Sets {@code qos}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr qos(int value) {
         this.qos = value;
         return this;
     }
 
-    /** {@code recv_completion_flags ({@link CompletionFlags})}. */
+    /** {@return {@code recv_completion_flags ({@link CompletionFlags})}} */
     public int recvCompletionFlags() {
         return recvCompletionFlags;
     }
 
-    /** Sets {@code recv_completion_flags}; returns this. */
+    /**
+     * Sets {@code recv_completion_flags}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr recvCompletionFlags(int value) {
         this.recvCompletionFlags = value;
         return this;
     }
 
-    /** {@code request_completion_flags ({@link CompletionFlags})}. */
+    /** {@return {@code request_completion_flags ({@link CompletionFlags})}} */
     public int requestCompletionFlags() {
         return requestCompletionFlags;
     }
 
-    /** Sets {@code request_completion_flags}; returns this. */
+    /**
+     * Sets {@code request_completion_flags}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr requestCompletionFlags(int value) {
         this.requestCompletionFlags = value;
         return this;
     }
 
-    /** {@code max_recv_dtos}. */
+    /** {@return {@code max_recv_dtos}} */
     public int maxRecvDtos() {
         return maxRecvDtos;
     }
 
-    /** Sets {@code max_recv_dtos}; returns this. */
+    /**
+     * Sets {@code max_recv_dtos}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxRecvDtos(int value) {
         this.maxRecvDtos = value;
         return this;
     }
 
-    /** {@code max_request_dtos}. */
+    /** {@return {@code max_request_dtos}} */
     public int maxRequestDtos() {
         return maxRequestDtos;
     }
 
-    /** Sets {@code max_request_dtos}; returns this. */
+    /**
+     * Sets {@code max_request_dtos}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxRequestDtos(int value) {
         this.maxRequestDtos = value;
         return this;
     }
 
-    /** {@code max_recv_iov}. */
+    /** {@return {@code max_recv_iov}} */
     public int maxRecvIov() {
         return maxRecvIov;
     }
 
-    /** Sets {@code max_recv_iov}; returns this. */
+    /**
+     * Sets {@code max_recv_iov}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxRecvIov(int value) {
         this.maxRecvIov = value;
         return this;
     }
 
-    /** {@code max_request_iov}. */
+    /** {@return {@code max_request_iov}} */
     public int maxRequestIov() {
         return maxRequestIov;
     }
 
-    /** Sets {@code max_request_iov}; returns this. */
+    /**
+     * Sets {@code max_request_iov}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxRequestIov(int value) {
         this.maxRequestIov = value;
         return this;
     }
 
-    /** {@code max_rdma_read_in: outstanding RDMA Reads with this EP as target}. */
+    /** {@return {@code max_rdma_read_in: outstanding RDMA Reads with this EP as target}} */
     public int maxRdmaReadIn() {
         return maxRdmaReadIn;
     }
 
-    /** Sets {@code max_rdma_read_in:}; returns this. */
+    /**
+     * Sets {@code max_rdma_read_in:}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxRdmaReadIn(int value) {
         this.maxRdmaReadIn = value;
         return this;
     }
 
-    /** {@code max_rdma_read_out: outstanding RDMA Reads with this EP as originator}. */
+    /** {@return {@code max_rdma_read_out: outstanding RDMA Reads with this EP as originator}} */
     public int maxRdmaReadOut() {
         return maxRdmaReadOut;
     }
 
-    /** Sets {@code max_rdma_read_out:}; returns this. */
+    /**
+     * Sets {@code max_rdma_read_out:}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxRdmaReadOut(int value) {
         this.maxRdmaReadOut = value;
         return this;
     }
 
-    /** {@code srq_soft_hw}. */
+    /** {@return {@code srq_soft_hw}} */
     public int srqSoftHw() {
         return srqSoftHw;
     }
 
-    /** Sets {@code srq_soft_hw}; returns this. */
+    /**
+     * Sets {@code srq_soft_hw}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr srqSoftHw(int value) {
         this.srqSoftHw = value;
         return this;
     }
 
-    /** {@code max_rdma_read_iov}. */
+    /** {@return {@code max_rdma_read_iov}} */
     public int maxRdmaReadIov() {
         return maxRdmaReadIov;
     }
 
-    /** Sets {@code max_rdma_read_iov}; returns this. */
+    /**
+     * Sets {@code max_rdma_read_iov}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxRdmaReadIov(int value) {
         this.maxRdmaReadIov = value;
         return this;
     }
 
-    /** {@code max_rdma_write_iov}. */
+    /** {@return {@code max_rdma_write_iov}} */
     public int maxRdmaWriteIov() {
         return maxRdmaWriteIov;
     }
 
-    /** Sets {@code max_rdma_write_iov}; returns this. */
+    /**
+     * Sets {@code max_rdma_write_iov}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr maxRdmaWriteIov(int value) {
         this.maxRdmaWriteIov = value;
         return this;
     }
 
-    /** {@code ep_transport_specific (its count is the list size)}. */
+    /** {@return {@code ep_transport_specific (its count is the list size)}} */
     public java.util.List<NamedAttr> epTransportSpecific() {
         return epTransportSpecific;
     }
 
-    /** Sets {@code ep_transport_specific}; returns this. */
+    /**
+     * Sets {@code ep_transport_specific}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr epTransportSpecific(java.util.List<NamedAttr> value) {
         this.epTransportSpecific = java.util.List.copyOf(value);
         return this;
     }
 
-    /** {@code ep_provider_specific (its count is the list size)}. */
+    /** {@return {@code ep_provider_specific (its count is the list size)}} */
     public java.util.List<NamedAttr> epProviderSpecific() {
         return epProviderSpecific;
     }
 
-    /** Sets {@code ep_provider_specific}; returns this. */
+    /**
+     * Sets {@code ep_provider_specific}.
+     *
+     * @param value the new value
+     * @return this
+     */
     public EpAttr epProviderSpecific(java.util.List<NamedAttr> value) {
         this.epProviderSpecific = java.util.List.copyOf(value);
         return this;
     }
 
-    /** A copy of this attribute set. */
+    /** {@return a copy of this attribute set} */
     public EpAttr copy() {
         EpAttr c = new EpAttr();
         c.serviceType = serviceType;

@@ -92,133 +92,193 @@ public final class EpParam {
     public EpParam() {
     }
 
-    /** {@code ia_handle}. */
+    /** {@return {@code ia_handle}} */
     public InterfaceAdapter iaHandle() {
         return iaHandle;
     }
 
-    /** Sets {@code ia_handle} (never modifiable); returns this. */
+    /**
+     * Sets {@code ia_handle} (never modifiable).
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam iaHandle(InterfaceAdapter v) {
         iaHandle = v;
         return this;
     }
 
-    /** {@code ep_state}. */
+    /** {@return {@code ep_state}} */
     public EpState epState() {
         return epState;
     }
 
-    /** Sets {@code ep_state} (never modifiable); returns this. */
+    /**
+     * Sets {@code ep_state} (never modifiable).
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam epState(EpState v) {
         epState = v;
         return this;
     }
 
-    /** {@code local_ia_address_ptr}. */
+    /** {@return {@code local_ia_address_ptr}} */
     public SocketAddress localIaAddress() {
         return localIaAddress;
     }
 
-    /** Sets {@code local_ia_address_ptr} (never modifiable); returns this. */
+    /**
+     * Sets {@code local_ia_address_ptr} (never modifiable).
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam localIaAddress(SocketAddress v) {
         localIaAddress = v;
         return this;
     }
 
-    /** {@code local_port_qual}. */
+    /** {@return {@code local_port_qual}} */
     public long localPortQual() {
         return localPortQual;
     }
 
-    /** Sets {@code local_port_qual} (never modifiable); returns this. */
+    /**
+     * Sets {@code local_port_qual} (never modifiable).
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam localPortQual(long v) {
         localPortQual = v;
         return this;
     }
 
-    /** {@code remote_ia_address_ptr}: meaningful in PCP, ACP, TCP, CP, C, DP (EPQ-02). */
+    /** {@return {@code remote_ia_address_ptr}: meaningful in PCP, ACP, TCP, CP, C, DP (EPQ-02)} */
     public SocketAddress remoteIaAddress() {
         return remoteIaAddress;
     }
 
-    /** Sets {@code remote_ia_address_ptr} (never modifiable); returns this. */
+    /**
+     * Sets {@code remote_ia_address_ptr} (never modifiable).
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam remoteIaAddress(SocketAddress v) {
         remoteIaAddress = v;
         return this;
     }
 
-    /** {@code remote_port_qual}. */
+    /** {@return {@code remote_port_qual}} */
     public long remotePortQual() {
         return remotePortQual;
     }
 
-    /** Sets {@code remote_port_qual} (never modifiable); returns this. */
+    /**
+     * Sets {@code remote_port_qual} (never modifiable).
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam remotePortQual(long v) {
         remotePortQual = v;
         return this;
     }
 
-    /** {@code pz_handle}. */
+    /** {@return {@code pz_handle}} */
     public ProtectionZone pzHandle() {
         return pzHandle;
     }
 
-    /** Sets {@code pz_handle}; returns this. */
+    /**
+     * Sets {@code pz_handle}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam pzHandle(ProtectionZone v) {
         pzHandle = v;
         return this;
     }
 
-    /** {@code recv_evd_handle}. */
+    /** {@return {@code recv_evd_handle}} */
     public EventDispatcher recvEvdHandle() {
         return recvEvdHandle;
     }
 
-    /** Sets {@code recv_evd_handle}; returns this. */
+    /**
+     * Sets {@code recv_evd_handle}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam recvEvdHandle(EventDispatcher v) {
         recvEvdHandle = v;
         return this;
     }
 
-    /** {@code request_evd_handle}. */
+    /** {@return {@code request_evd_handle}} */
     public EventDispatcher requestEvdHandle() {
         return requestEvdHandle;
     }
 
-    /** Sets {@code request_evd_handle}; returns this. */
+    /**
+     * Sets {@code request_evd_handle}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam requestEvdHandle(EventDispatcher v) {
         requestEvdHandle = v;
         return this;
     }
 
-    /** {@code connect_evd_handle}. */
+    /** {@return {@code connect_evd_handle}} */
     public EventDispatcher connectEvdHandle() {
         return connectEvdHandle;
     }
 
-    /** Sets {@code connect_evd_handle}; returns this. */
+    /**
+     * Sets {@code connect_evd_handle}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam connectEvdHandle(EventDispatcher v) {
         connectEvdHandle = v;
         return this;
     }
 
-    /** {@code srq_handle} (1.2): the EP's Shared Receive Queue, or {@code null}. */
+    /** {@return {@code srq_handle} (1.2): the EP's Shared Receive Queue, or {@code null}} */
     public SharedReceiveQueue srqHandle() {
         return srqHandle;
     }
 
-    /** Sets {@code srq_handle} (never modifiable); returns this. */
+    /**
+     * Sets {@code srq_handle} (never modifiable).
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam srqHandle(SharedReceiveQueue v) {
         srqHandle = v;
         return this;
     }
 
-    /** {@code ep_attr}: the live attribute block of this parameter set. */
+    /** {@return {@code ep_attr}: the live attribute block of this parameter set} */
     public EpAttr epAttr() {
         return epAttr;
     }
 
-    /** Sets {@code ep_attr}; returns this. */
+    /**
+     * Sets {@code ep_attr}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public EpParam epAttr(EpAttr v) {
         epAttr = v;
         return this;

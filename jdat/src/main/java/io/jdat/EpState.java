@@ -37,12 +37,17 @@ public enum EpState {
         this.code = code;
     }
 
-    /** The numeric value of the C enumerator. */
+    /** {@return the numeric value of the C enumerator} */
     public int code() {
         return code;
     }
 
-    /** The constant with this numeric value, or {@code null}. */
+    /**
+     * The constant with this numeric value, or {@code null}.
+     *
+     * @param code the numeric value
+     * @return the constant with this numeric value, or {@code null}
+     */
     public static EpState of(int code) {
         for (EpState v : VALUES) {
             if (v.code == code) {
@@ -53,7 +58,7 @@ public enum EpState {
     }
 
 
-    /** The C identifier, e.g. {@code "DAT_EP_STATE_CONNECTED"}. */
+    /** {@return the C identifier, e.g. {@code "DAT_EP_STATE_CONNECTED"}} */
     public String datName() {
         return "DAT_EP_STATE_" + name();
     }

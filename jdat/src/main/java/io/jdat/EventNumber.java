@@ -53,12 +53,17 @@ public enum EventNumber {
         this.code = code;
     }
 
-    /** The numeric value of the C enumerator. */
+    /** {@return the numeric value of the C enumerator} */
     public int code() {
         return code;
     }
 
-    /** The constant with this numeric value, or {@code null}. */
+    /**
+     * The constant with this numeric value, or {@code null}.
+     *
+     * @param code the numeric value
+     * @return the constant with this numeric value, or {@code null}
+     */
     public static EventNumber of(int code) {
         for (EventNumber v : VALUES) {
             if (v.code == code) {
@@ -68,17 +73,17 @@ public enum EventNumber {
         return null;
     }
 
-    /** True for the connection events (range 0x04xxx) delivered to an EP's connect EVD. */
+    /** {@return true for the connection events (range 0x04xxx) delivered to an EP's connect EVD} */
     public boolean isConnectionEvent() {
         return (code & 0xFF000) == 0x04000;
     }
 
-    /** True for the asynchronous error events (range 0x08xxx) delivered to the IA's async EVD. */
+    /** {@return true for the asynchronous error events (range 0x08xxx) delivered to the IA's async EVD} */
     public boolean isAsyncError() {
         return (code & 0xFF000) == 0x08000;
     }
 
-    /** The C identifier, e.g. {@code "DAT_CONNECTION_EVENT_ESTABLISHED"} (jdat's own number: its Java name). */
+    /** {@return the C identifier, e.g. {@code "DAT_CONNECTION_EVENT_ESTABLISHED"} (jdat's own number: its Java name)} */
     public String datName() {
         return this == ASYNC_WATERMARK_EVENT ? name() : "DAT_" + name();
     }

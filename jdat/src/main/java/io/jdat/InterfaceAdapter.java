@@ -83,10 +83,10 @@ public interface InterfaceAdapter extends DatHandle, AutoCloseable {
         close(CloseFlags.DEFAULT);
     }
 
-    /** The async EVD: the {@code OUT async_evd_handle} of {@code dat_ia_open}. */
+    /** {@return the async EVD: the {@code OUT async_evd_handle} of {@code dat_ia_open}} */
     EventDispatcher asyncEvd();
 
-    /** The provider's default Endpoint attributes (what {@code dat_ep_create} uses for NULL attributes). */
+    /** {@return the provider's default Endpoint attributes (what {@code dat_ep_create} uses for NULL attributes)} */
     EpAttr defaultEpAttr();
 
     /**

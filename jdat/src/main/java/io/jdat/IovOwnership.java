@@ -17,12 +17,17 @@ public enum IovOwnership {
         this.code = code;
     }
 
-    /** The numeric value of the C enumerator. */
+    /** {@return the numeric value of the C enumerator} */
     public int code() {
         return code;
     }
 
-    /** The constant with this numeric value, or {@code null}. */
+    /**
+     * The constant with this numeric value, or {@code null}.
+     *
+     * @param code the numeric value
+     * @return the constant with this numeric value, or {@code null}
+     */
     public static IovOwnership of(int code) {
         for (IovOwnership v : VALUES) {
             if (v.code == code) {

@@ -83,16 +83,16 @@ public interface Lmr extends DatHandle, AutoCloseable {
         free();
     }
 
-    /** OUT {@code lmr_context} of {@code dat_lmr_create}: names this LMR in local triplets. */
+    /** {@return the OUT {@code lmr_context} of {@code dat_lmr_create}: names this LMR in local triplets} */
     int lmrContext();
 
-    /** OUT {@code rmr_context} of {@code dat_lmr_create}: 0 unless a remote privilege was requested. */
+    /** {@return the OUT {@code rmr_context} of {@code dat_lmr_create}: 0 unless a remote privilege was requested} */
     int rmrContext();
 
-    /** OUT {@code registered_size} of {@code dat_lmr_create}. */
+    /** {@return the OUT {@code registered_size} of {@code dat_lmr_create}} */
     long registeredSize();
 
-    /** OUT {@code registered_address} of {@code dat_lmr_create}: the address of the first registered byte. */
+    /** {@return the OUT {@code registered_address} of {@code dat_lmr_create}: the address of the first registered byte} */
     long registeredAddress();
 
     /**

@@ -73,7 +73,12 @@ public record ProviderAttr(String providerName, int providerVersionMajor, int pr
         providerSpecificAttr = List.copyOf(providerSpecificAttr);
     }
 
-    /** True when {@code dat_lmr_create} accepts this {@link MemType}. */
+    /**
+     * True when {@code dat_lmr_create} accepts this {@link MemType}.
+     *
+     * @param memType a {@link MemType} value
+     * @return true when {@code dat_lmr_create} accepts this {@link MemType}
+     */
     public boolean supportsMemType(int memType) {
         return (lmrMemTypesSupported & (1 << memType)) != 0;
     }

@@ -37,7 +37,7 @@ public interface PublicServicePoint extends DatHandle, AutoCloseable {
         return Core.ia(ia).pspCreate(0, true, evd, pspFlags);
     }
 
-    /** The connection qualifier it listens on (the OUT value of {@code dat_psp_create_any}). */
+    /** {@return the connection qualifier it listens on (the OUT value of {@code dat_psp_create_any})} */
     long connQual();
 
     /**

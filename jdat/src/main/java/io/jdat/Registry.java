@@ -107,6 +107,8 @@ public final class Registry {
     /**
      * The number of registered entries: what {@code dat_registry_list_providers} reports in
      * {@code entries_returned} when it fails with {@code DAT_INVALID_PARAMETER}.
+     *
+     * @return the number of entries
      */
     public static int providerCount() {
         synchronized (LOCK) {
@@ -114,7 +116,7 @@ public final class Registry {
         }
     }
 
-    /** All registered entries with every {@code dat.conf} field, in registry order (for tools). */
+    /** {@return every registered entry with every {@code dat.conf} field, in registry order (for tools)} */
     public static List<RegistryEntry> entries() {
         synchronized (LOCK) {
             return List.copyOf(entries.values());
@@ -128,6 +130,11 @@ public final class Registry {
      * one, and it is thread-safe when thread safety is requested; a thread-safe entry also satisfies
      * a non-thread-safe request. Versions compare as unsigned {@code DAT_UINT32}.
      *
+     * @param iaName the IA name
+     * @param major the provider major version
+     * @param minor the provider minor version
+     * @param threadSafe whether the thread-safe variant is asked for
+     * @return the best matching entry
      * @throws DatException {@code DAT_INVALID_PARAMETER}/{@code DAT_INVALID_ARG1} for a null name or one
      *                      of {@value Dat#NAME_MAX_LENGTH} or more UTF-8 bytes;
      *                      {@code DAT_PROVIDER_NOT_FOUND} with {@code DAT_NAME_NOT_REGISTERED},
@@ -165,6 +172,7 @@ public final class Registry {
      * {@code dat_registry_add_provider}: registers an entry under its IA name (appended to the
      * registry order). Lasts until {@link #removeProvider(String)} or {@link #reload()}.
      *
+     * @param entry the entry
      * @throws DatException {@code DAT_INVALID_PARAMETER}/{@code DAT_INVALID_ARG1} for a null entry,
      *                      an invalid IA name (null, empty, {@value Dat#NAME_MAX_LENGTH} or more UTF-8
      *                      bytes, containing NUL), an API kind other than {@code 'u'}/{@code 'k'} or
@@ -202,6 +210,7 @@ public final class Registry {
      * removal is refused while any is open. Built-in names can be removed too ({@link #reload()}
      * restores them).
      *
+     * @param iaName the IA name
      * @throws DatException {@code DAT_INVALID_PARAMETER}/{@code DAT_INVALID_ARG1} if the name is null
      *                      or not registered; {@code DAT_PROVIDER_IN_USE} while an IA of that name is
      *                      open (REG-04)
@@ -229,6 +238,7 @@ public final class Registry {
      * the IA (with the name it looked up), so that {@code dat_registry_remove_provider} reports
      * {@code DAT_PROVIDER_IN_USE}. Not a consumer call.
      *
+     * @param iaName the IA name
      * @throws DatException {@code DAT_INVALID_PARAMETER}/{@code DAT_INVALID_ARG1} for a null or over-long
      *                      name; {@code DAT_PROVIDER_NOT_FOUND}/{@code DAT_NAME_NOT_REGISTERED} if the
      *                      name is not (or no longer) registered
@@ -247,6 +257,8 @@ public final class Registry {
     /**
      * Counts one open IA of that name less; {@code dat_ia_close} calls this exactly once per successful
      * {@link #acquire(String)}. A name with no open IA (or null) is ignored. Not a consumer call.
+     *
+     * @param iaName the IA name
      */
     public static void release(String iaName) {
         if (iaName == null) {
@@ -257,7 +269,12 @@ public final class Registry {
         }
     }
 
-    /** The number of IAs of that name currently open (acquired and not released). */
+    /**
+     * The number of IAs of that name currently open (acquired and not released).
+     *
+     * @param iaName the IA name
+     * @return the number of IAs of that name currently open (acquired and not released)
+     */
     public static int openCount(String iaName) {
         synchronized (LOCK) {
             return iaName == null ? 0 : openCount.getOrDefault(iaName, 0);
@@ -325,6 +342,8 @@ public final class Registry {
     /**
      * Problems found by the last {@link #reload()}: skipped {@code dat.conf} lines (prefixed with the
      * file name), file entries shadowed by built-ins, an unreadable file.
+     *
+     * @return the problems, one line each; empty when there were none
      */
     public static List<String> warnings() {
         synchronized (LOCK) {
@@ -332,7 +351,7 @@ public final class Registry {
         }
     }
 
-    /** The static registry file the last {@link #reload()} used (read or tried), if any. */
+    /** {@return the static registry file the last {@link #reload()} used (read or tried), if any} */
     public static Optional<Path> staticRegistryFile() {
         synchronized (LOCK) {
             return Optional.ofNullable(confFile);

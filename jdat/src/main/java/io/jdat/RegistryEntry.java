@@ -37,7 +37,7 @@ public record RegistryEntry(
         String iaParams,
         String platformParams) {
 
-    /** The {@code DAT_PROVIDER_INFO} of this entry: name, API version and thread safety. */
+    /** {@return the {@code DAT_PROVIDER_INFO} of this entry: name, API version and thread safety} */
     public ProviderInfo toProviderInfo() {
         return new ProviderInfo(iaName, apiMajor, apiMinor, threadSafe);
     }
@@ -47,6 +47,7 @@ public record RegistryEntry(
      * to an equal entry. Fields that are empty or contain blanks, {@code #} or {@code "} are
      * double-quoted, with {@code "} and {@code \} escaped by a backslash.
      *
+     * @return the line
      * @throws IllegalStateException if a field is null or holds a line break or NUL, which the file
      *                               format cannot carry
      */

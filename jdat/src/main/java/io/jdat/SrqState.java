@@ -15,12 +15,17 @@ public enum SrqState {
         this.code = code;
     }
 
-    /** The numeric value of the C enumerator. */
+    /** {@return the numeric value of the C enumerator} */
     public int code() {
         return code;
     }
 
-    /** The constant with this numeric value, or {@code null}. */
+    /**
+     * The constant with this numeric value, or {@code null}.
+     *
+     * @param code the numeric value
+     * @return the constant with this numeric value, or {@code null}
+     */
     public static SrqState of(int code) {
         for (SrqState v : VALUES) {
             if (v.code == code) {
@@ -30,7 +35,7 @@ public enum SrqState {
         return null;
     }
 
-    /** The C identifier, e.g. {@code "DAT_SRQ_STATE_OPERATIONAL"}. */
+    /** {@return the C identifier, e.g. {@code "DAT_SRQ_STATE_OPERATIONAL"}} */
     public String datName() {
         return "DAT_SRQ_STATE_" + name();
     }

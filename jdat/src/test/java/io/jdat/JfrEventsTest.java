@@ -76,6 +76,10 @@ class JfrEventsTest {
         assertTrue(dtos.stream().anyMatch(e -> e.getLong("cookie") == writeCookie
                 && "RDMA_WRITE".equals(e.getString("operation")) && "SUCCESS".equals(e.getString("status"))
                 && e.getLong("length") == 2 * MIB), dtos::toString);
+        // the request's post-to-completion time (JFR reserves "duration" for the event's own)
+        RecordedEvent write = dtos.stream().filter(e -> e.getLong("cookie") == writeCookie).findFirst().orElseThrow();
+        java.time.Duration took = write.getDuration("postToCompletion");
+        assertTrue(took.toNanos() > 0 && took.toSeconds() < 60, "postToCompletion " + took);
         assertTrue(dtos.stream().anyMatch(e -> e.getLong("cookie") == 3 && "RECV".equals(e.getString("operation"))
                 && "ERR_LOCAL_LENGTH".equals(e.getString("status"))), dtos::toString);
         assertTrue(dtos.stream().anyMatch(e -> e.getLong("cookie") == 4 && "SEND".equals(e.getString("operation"))

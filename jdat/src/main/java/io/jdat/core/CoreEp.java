@@ -79,6 +79,8 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
     // moves req.head without locks; a flush moves req.head under txLock once the transport is stopped.
     private WorkRequest[] reqRing;
     private long[] reqCookie;
+    /** {@link System#nanoTime()} of each request's post while a JFR recording runs, else 0 (the DtoCompletion duration). */
+    private long[] reqPosted;
     private CoreRmr[] reqRmr;
     private final RequestCounters req = new RequestCounters();
     /** Validation target of a request post that is flushed at once or refused (txLock). */
@@ -308,6 +310,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
             reqRing[i] = new WorkRequest(iov);
         }
         reqCookie = new long[reqRing.length];
+        reqPosted = new long[reqRing.length];
         reqRmr = new CoreRmr[reqRing.length];
         req.head = 0;
         req.tail = 0;
@@ -724,6 +727,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         long t = req.tail;
         int idx = (int) (t % reqRing.length);
         reqCookie[idx] = cookie;
+        reqPosted[idx] = JfrEvents.recording ? System.nanoTime() : 0L;
         reqRmr[idx] = rmr;
         req.tail = t + 1; // volatile: the slot is complete before a completer can see it
         channel.submit(wr);
@@ -907,7 +911,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
         counters.recvCompleted(status, ok ? length : 0);
         if (JfrEvents.wanted(status, length)) {
-            JfrEvents.dto(this, "RECV", status, ok ? length : 0, cookie);
+            JfrEvents.dto(this, "RECV", status, ok ? length : 0, cookie, 0L);
         }
         CoreEvd evd = recvEvd;
         if (evd != null) {
@@ -956,7 +960,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         DtoCompletionStatus status = ok ? DtoCompletionStatus.SUCCESS : DtoCompletionStatus.ERR_LOCAL_LENGTH;
         counters.recvCompleted(status, ok ? length : 0);
         if (JfrEvents.wanted(status, length)) {
-            JfrEvents.dto(this, "RECV", status, ok ? length : 0, cookie);
+            JfrEvents.dto(this, "RECV", status, ok ? length : 0, cookie, 0L);
         }
         postSrqCompletion(sq, cookie, status, ok ? length : 0,
                 CompletionRules.recvNotifies(attr.recvCompletionFlags(), CompletionFlags.DEFAULT, solicited, ok));
@@ -1034,7 +1038,7 @@ final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, Passiv
         if (op != WorkRequest.Op.RMR_BIND) {
             counters.requestCompleted(status, length);
             if (JfrEvents.wanted(status, length)) {
-                JfrEvents.dto(this, op.name(), status, length, cookie);
+                JfrEvents.dto(this, op.name(), status, length, cookie, reqPosted[idx]);
             }
         }
         req.head = head + 1; // volatile: the slot may be reused; pairs with the DP check in disconnect

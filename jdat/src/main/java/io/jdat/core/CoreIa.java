@@ -79,6 +79,8 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     private final EventDispatcher asyncHandle;
     private final CoreEvd asyncEvd;
     private final boolean ownsAsyncEvd;
+    /** The JMX MBean, registered at open and unregistered at close; {@code null} when JMX is unavailable. */
+    private volatile IaMBean mbean;
 
     private CoreIa(String name, Transport transport, int asyncQlen, EventDispatcher asyncArg) {
         super(null, HandleType.IA, DatReturnSubtype.INVALID_HANDLE_IA);
@@ -123,7 +125,9 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
         }
         Transport t = provider.open(iaName, entry.iaParams());
         Registry.acquire(iaName);
-        return new CoreIa(iaName, t, asyncQlen, asyncArg);
+        CoreIa ia = new CoreIa(iaName, t, asyncQlen, asyncArg);
+        ia.mbean = IaMBean.register(ia);
+        return ia;
     }
 
     // ------------------------------------------------------------------ object set
@@ -161,6 +165,19 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
                 }
             }
             return sum;
+        }
+    }
+
+    /** A snapshot of the live Endpoints (for the JMX MBean). */
+    List<CoreEp> endpoints() {
+        synchronized (objects) {
+            List<CoreEp> l = new ArrayList<>();
+            for (CoreObject o : objects) {
+                if (o instanceof CoreEp ep) {
+                    l.add(ep);
+                }
+            }
+            return l;
         }
     }
 
@@ -378,6 +395,10 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
             }
         }
         transport.close();
+        IaMBean b = mbean;
+        if (b != null) {
+            b.unregister();
+        }
         if (asyncEvd != null) {
             if (ownsAsyncEvd) {
                 asyncEvd.destroy();

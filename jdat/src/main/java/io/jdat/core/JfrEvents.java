@@ -9,7 +9,12 @@ import jdk.jfr.Description;
 import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.FlightRecorderListener;
+import jdk.jfr.Recording;
+import jdk.jfr.RecordingState;
 import jdk.jfr.StackTrace;
+import jdk.jfr.Timespan;
 
 /**
  * jdat's JDK Flight Recorder events (category "jdat"), recorded by the core for every transport:
@@ -20,7 +25,8 @@ import jdk.jfr.StackTrace;
  *       Endpoint, the remote address and the connection qualifier;</li>
  *   <li>{@code io.jdat.DtoCompletion}: DTO completions of at least {@code -Djdat.jfr.dtoThreshold} bytes
  *       (default 1 MiB), and every completion with an error other than FLUSHED, with the operation, status,
- *       length and cookie.</li>
+ *       length, cookie and, for requests (Send, RDMA Write, RDMA Read), the time from the post to the
+ *       completion ({@code postToCompletion}; JFR reserves the field name {@code duration} for the event's own).</li>
  * </ul>
  *
  * Both are enabled by default in a recording ({@code -XX:StartFlightRecording}, {@code jcmd PID JFR.start},
@@ -31,6 +37,39 @@ import jdk.jfr.StackTrace;
 final class JfrEvents {
     /** Completions of at least this many bytes are recorded ({@code -Djdat.jfr.dtoThreshold}, default 1 MiB). */
     static final long DTO_THRESHOLD = Math.max(0, Long.getLong("jdat.jfr.dtoThreshold", 1L << 20));
+
+    /**
+     * True while a JFR recording runs: only then does a post read the clock for the completion's duration,
+     * so without a recording a post costs one volatile read more. Kept by a {@link FlightRecorderListener},
+     * which does not start Flight Recorder itself.
+     */
+    static volatile boolean recording;
+
+    static {
+        try {
+            FlightRecorder.addListener(new FlightRecorderListener() {
+                @Override
+                public void recorderInitialized(FlightRecorder recorder) {
+                    update(recorder);
+                }
+
+                @Override
+                public void recordingStateChanged(Recording r) {
+                    update(FlightRecorder.getFlightRecorder());
+                }
+            });
+        } catch (RuntimeException | LinkageError e) {
+            recording = false; // no JFR in this runtime: durations stay 0
+        }
+    }
+
+    private static void update(FlightRecorder recorder) {
+        boolean any = false;
+        for (Recording r : recorder.getRecordings()) {
+            any |= r.getState() == RecordingState.RUNNING;
+        }
+        recording = any;
+    }
 
     private JfrEvents() {
     }
@@ -77,6 +116,10 @@ final class JfrEvents {
         long length;
         @Label("User Cookie")
         long cookie;
+        @Label("Post to Completion")
+        @Description("Time from the post to the completion (requests; 0 for receives, and for requests posted before the recording started)")
+        @Timespan(Timespan.NANOSECONDS)
+        long postToCompletion;
     }
 
     /** Records a connection event. */
@@ -97,8 +140,8 @@ final class JfrEvents {
         return length >= DTO_THRESHOLD || status != DtoCompletionStatus.SUCCESS && status != DtoCompletionStatus.ERR_FLUSHED;
     }
 
-    /** Records a DTO completion (after {@link #wanted}). */
-    static void dto(CoreEp ep, String operation, DtoCompletionStatus status, long length, long cookie) {
+    /** Records a DTO completion (after {@link #wanted}); {@code postedNanos} is the post's clock, or 0. */
+    static void dto(CoreEp ep, String operation, DtoCompletionStatus status, long length, long cookie, long postedNanos) {
         DtoCompletion e = new DtoCompletion();
         if (e.shouldCommit()) {
             e.ia = ep.ia.name;
@@ -107,6 +150,7 @@ final class JfrEvents {
             e.status = status.name();
             e.length = length;
             e.cookie = cookie;
+            e.postToCompletion = postedNanos == 0 ? 0 : Math.max(0, System.nanoTime() - postedNanos);
             e.commit();
         }
     }

@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link ShmListener}), connection attempts ({@link ShmActive}), accepted requests ({@link ShmPassive}),
  * connections ({@link ShmConnection}) and their progress thread ({@link ShmProgress}).
  *
- * <p>Set the system property {@code jdat.shm.trace=true} to have connection events printed to stderr.
+ * <p>Connection events are logged through {@link System.Logger} {@code io.jdat.shm} at {@code DEBUG}; the system
+ * property {@code jdat.shm.trace=true} raises them to {@code INFO}, which the default backend prints.
  */
 final class ShmTransport implements Transport {
     static final long MAX_TRANSFER = 1L << 30;
@@ -35,6 +36,7 @@ final class ShmTransport implements Transport {
     /** A qualifier is a socket file name: {@code q-<qual>}. */
     static final String LISTENER_PREFIX = "q-";
     private static final boolean TRACE = Boolean.getBoolean("jdat.shm.trace");
+    private static final System.Logger LOG = System.getLogger("io.jdat.shm");
     private static final long FIRST_ANY_QUAL = 1024;
     /** Deadlines of connection management (request reads, accept replies). */
     static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -218,8 +220,9 @@ final class ShmTransport implements Transport {
     }
 
     void trace(Object who, String what) {
-        if (TRACE) {
-            System.err.println("jdat-shm " + who + ": " + what);
+        System.Logger.Level level = TRACE ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, who + ": " + what);
         }
     }
 

@@ -17,16 +17,16 @@ public interface Channel {
     /** Close mode: the peer already knows (it closed first). */
     int CLOSE_SILENT = 2;
 
-    /** The local IA address. */
+    /** {@return the local IA address} */
     SocketAddress localAddress();
 
-    /** The local port qualifier. */
+    /** {@return the local port qualifier} */
     long localPortQual();
 
-    /** The peer IA address. */
+    /** {@return the peer IA address} */
     SocketAddress remoteAddress();
 
-    /** The peer's port qualifier. */
+    /** {@return the peer's port qualifier} */
     long remotePortQual();
 
     /**

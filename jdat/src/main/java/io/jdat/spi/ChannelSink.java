@@ -25,7 +25,7 @@ public interface ChannelSink {
      */
     void completeRecv(RecvBuffer buffer, long length, boolean solicited);
 
-    /** True while the EP takes incoming messages and RDMA (connected or disconnect-pending). */
+    /** {@return true while the EP takes incoming messages and RDMA (connected or disconnect-pending)} */
     boolean isAccepting();
 
     /**

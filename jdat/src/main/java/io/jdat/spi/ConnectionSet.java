@@ -25,12 +25,16 @@ public final class ConnectionSet<C> {
         snapshot = empty;
     }
 
-    /** The connections now: an array the caller must not modify; a later add or remove makes a new one. */
+    /** {@return the connections now: an array the caller must not modify; a later add or remove makes a new one} */
     public C[] snapshot() {
         return snapshot;
     }
 
-    /** Adds {@code c} (no check for duplicates). */
+    /**
+     * Adds {@code c} (no check for duplicates).
+     *
+     * @param c the connection
+     */
     public synchronized void add(C c) {
         C[] cs = Arrays.copyOf(snapshot, snapshot.length + 1);
         cs[cs.length - 1] = c;
@@ -40,6 +44,7 @@ public final class ConnectionSet<C> {
     /**
      * Removes {@code c} (compared by identity).
      *
+     * @param c the connection
      * @return whether it was there
      */
     public synchronized boolean remove(C c) {

@@ -4,16 +4,16 @@ import java.net.SocketAddress;
 
 /** A connection request as the transport received it; exactly one of accept, reject, refuse is called. */
 public interface IncomingRequest {
-    /** The requester's IA address. */
+    /** {@return the requester's IA address} */
     SocketAddress remoteAddress();
 
-    /** The requester's local port qualifier. */
+    /** {@return the requester's local port qualifier} */
     long remotePortQual();
 
-    /** The qualifier the request was addressed to. */
+    /** {@return the qualifier the request was addressed to} */
     long connQual();
 
-    /** The requester's private data (the array is the core's to keep). */
+    /** {@return the requester's private data (the array is the core's to keep)} */
     byte[] privateData();
 
     /**

@@ -34,32 +34,47 @@ public class IoVector {
         lengths = new long[rest];
     }
 
-    /** The number of entries. */
+    /** {@return the number of entries} */
     public final int count() {
         return count;
     }
 
-    /** The sum of the entry lengths. */
+    /** {@return the sum of the entry lengths} */
     public final long totalLength() {
         return totalLength;
     }
 
-    /** The registered memory of entry {@code i}. */
+    /**
+     * The registered memory of entry {@code i}.
+     *
+     * @param i the entry index, from 0
+     * @return the registered memory of entry {@code i}
+     */
     public final MemorySegment segment(int i) {
         return i == 0 ? segment0 : segments[i - 1];
     }
 
-    /** The offset of entry {@code i} in {@link #segment(int)}. */
+    /**
+     * The offset of entry {@code i} in {@link #segment(int)}.
+     *
+     * @param i the entry index, from 0
+     * @return the offset of entry {@code i} in {@link #segment(int)}
+     */
     public final long offset(int i) {
         return i == 0 ? offset0 : offsets[i - 1];
     }
 
-    /** The length of entry {@code i}. */
+    /**
+     * The length of entry {@code i}.
+     *
+     * @param i the entry index, from 0
+     * @return the length of entry {@code i}
+     */
     public final long length(int i) {
         return i == 0 ? length0 : lengths[i - 1];
     }
 
-    /** The maximum number of entries. */
+    /** {@return the maximum number of entries} */
     public final int capacity() {
         return capacity;
     }
@@ -74,7 +89,13 @@ public class IoVector {
         totalLength = 0;
     }
 
-    /** Appends an entry (core only; the caller has checked bounds and capacity). */
+    /**
+     * Appends an entry (core only; the caller has checked bounds and capacity).
+     *
+     * @param segment the memory
+     * @param offset the byte offset
+     * @param length the length in bytes
+     */
     public final void add(MemorySegment segment, long offset, long length) {
         if (count == 0) {
             segment0 = segment;

@@ -17,17 +17,26 @@ public final class RemoteRegion {
     private MemorySegment segment;
     private long offset;
 
-    /** The registered memory to access. */
+    /** An empty result, for a transport to reuse; the core fills it with {@link #set}. */
+    public RemoteRegion() {
+    }
+
+    /** {@return the registered memory to access} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** The offset of the first byte in {@link #segment()}. */
+    /** {@return the offset of the first byte in {@link #segment()}} */
     public long offset() {
         return offset;
     }
 
-    /** Sets the result (called by the core). */
+    /**
+     * Sets the result (called by the core).
+     *
+     * @param segment the memory
+     * @param offset the byte offset
+     */
     public void set(MemorySegment segment, long offset) {
         this.segment = segment;
         this.offset = offset;

@@ -8,15 +8,18 @@ import java.net.SocketAddress;
  * Thread-safe.
  */
 public interface Transport {
-    /** This IA's address ({@code ia_address_ptr}). */
+    /** {@return this IA's address ({@code ia_address_ptr})} */
     SocketAddress address();
 
-    /** What this transport can carry. */
+    /** {@return what this transport can carry} */
     TransportLimits limits();
 
     /**
      * True when {@code address} is of a kind this transport can reach; the core returns
      * {@code DAT_INVALID_ADDRESS} synchronously otherwise (CON-12).
+     *
+     * @param address the local IA address
+     * @return whether the core may hand {@code address} to {@link #connect}
      */
     boolean isValidAddress(SocketAddress address);
 
@@ -76,7 +79,7 @@ public interface Transport {
 
     /** A listening qualifier. */
     interface Listener {
-        /** The qualifier listened on. */
+        /** {@return the qualifier listened on} */
         long connQual();
 
         /** Stops listening; later requests are refused as if nobody listened. Idempotent. */
@@ -85,7 +88,7 @@ public interface Transport {
 
     /** An outgoing connection attempt. */
     interface ConnectAttempt {
-        /** The local port qualifier the attempt uses (CON-03). */
+        /** {@return the local port qualifier the attempt uses (CON-03)} */
         long localPortQual();
 
         /**

@@ -5,7 +5,7 @@ package io.jdat.spi;
  * registry entry (dat.conf field 5): {@code "mem"}, {@code "shm"}, {@code "tcp"}.
  */
 public interface TransportProvider {
-    /** The library name this provider answers to. */
+    /** {@return the library name this provider answers to} */
     String name();
 
     /**

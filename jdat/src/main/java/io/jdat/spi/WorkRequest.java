@@ -32,37 +32,45 @@ public final class WorkRequest extends IoVector {
         super(capacity);
     }
 
-    /** The operation. */
+    /** {@return the operation} */
     public Op op() {
         return op;
     }
 
-    /** The per-post {@link io.jdat.CompletionFlags}. */
+    /** {@return the per-post {@link io.jdat.CompletionFlags}} */
     public int completionFlags() {
         return completionFlags;
     }
 
-    /** True when the send asked for a solicited event at the receiver. */
+    /** {@return true when the send asked for a solicited event at the receiver} */
     public boolean solicited() {
         return (completionFlags & io.jdat.CompletionFlags.SOLICITED_WAIT) != 0;
     }
 
-    /** The peer's context (RDMA). */
+    /** {@return the peer's context (RDMA)} */
     public int remoteContext() {
         return remoteContext;
     }
 
-    /** The peer's address (RDMA). */
+    /** {@return the peer's address (RDMA)} */
     public long remoteAddress() {
         return remoteAddress;
     }
 
-    /** Bytes to transfer from/to the peer: the remote segment length (read) or local total (write). */
+    /** {@return the bytes to transfer from/to the peer: the remote segment length (read) or local total (write)} */
     public long remoteLength() {
         return remoteLength;
     }
 
-    /** Fills the header (core only). */
+    /**
+     * Fills the header (core only).
+     *
+     * @param op the operation
+     * @param completionFlags the {@link io.jdat.CompletionFlags} of the post
+     * @param remoteContext the peer's context (RDMA)
+     * @param remoteAddress the peer's address (RDMA)
+     * @param remoteLength the bytes to transfer from or to the peer
+     */
     public void set(Op op, int completionFlags, int remoteContext, long remoteAddress, long remoteLength) {
         this.op = op;
         this.completionFlags = completionFlags;

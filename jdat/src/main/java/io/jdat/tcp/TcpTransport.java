@@ -22,13 +22,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link MpaActive}), its connections ({@link TcpConnection}) and their progress thread
  * ({@link TcpProgress}).
  *
- * <p>Set the system property {@code jdat.tcp.trace=true} to have connection events printed to stderr.
+ * <p>Connection events are logged through {@link System.Logger} {@code io.jdat.tcp} at {@code DEBUG}; the system
+ * property {@code jdat.tcp.trace=true} raises them to {@code INFO}, which the default backend prints.
  */
 final class TcpTransport implements Transport {
     /** Messages and RDMA up to 1 GiB; the configured private data; IRD and ORD up to 64. */
     static final long MAX_TRANSFER = 1L << 30;
     static final int MAX_READ_DEPTH = 64;
     private static final boolean TRACE = Boolean.getBoolean("jdat.tcp.trace");
+    private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
 
     final TcpConfig config;
     final TcpProgress progress;
@@ -142,8 +144,9 @@ final class TcpTransport implements Transport {
     }
 
     void trace(Object who, String what) {
-        if (TRACE) {
-            System.err.println("jdat-tcp " + who + ": " + what);
+        System.Logger.Level level = TRACE ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, who + ": " + what);
         }
     }
 
