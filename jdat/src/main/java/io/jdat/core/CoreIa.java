@@ -67,6 +67,8 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     }
 
     final String name;
+    /** The registry's count of open IAs, told of this IA's close. */
+    private final OpenIaCount openIas;
     final Transport transport;
     final TransportLimits limits;
     final MemoryTable memory = new MemoryTable();
@@ -80,9 +82,10 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     private final CoreEvd asyncEvd;
     private final boolean ownsAsyncEvd;
 
-    private CoreIa(String name, Transport transport, int asyncQlen, EventDispatcher asyncArg) {
+    private CoreIa(String name, Transport transport, int asyncQlen, EventDispatcher asyncArg, OpenIaCount openIas) {
         super(null, HandleType.IA, DatReturnSubtype.INVALID_HANDLE_IA);
         this.name = name;
+        this.openIas = openIas;
         this.transport = transport;
         this.limits = transport.limits();
         if (asyncArg == null) {
@@ -103,7 +106,7 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     }
 
     static CoreIa open(String iaName, int asyncQlen, EventDispatcher asyncArg, int major, int minor,
-            boolean threadSafe) {
+            boolean threadSafe, OpenIaCount openIas) {
         io.jdat.RegistryEntry entry = Registry.lookup(iaName, major, minor, threadSafe);
         if (asyncQlen < 0) {
             throw Fail.param(2, "negative async EVD queue length");
@@ -122,8 +125,8 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
                     "no transport library '" + entry.library() + "' for IA " + iaName);
         }
         Transport t = provider.open(iaName, entry.iaParams());
-        Registry.acquire(iaName);
-        return new CoreIa(iaName, t, asyncQlen, asyncArg);
+        openIas.acquire(iaName);
+        return new CoreIa(iaName, t, asyncQlen, asyncArg, openIas);
     }
 
     // ------------------------------------------------------------------ object set
@@ -382,7 +385,7 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
                 asyncEvd.detachOther();
             }
         }
-        Registry.release(name);
+        openIas.release(name);
     }
 
     @Override

@@ -14,7 +14,7 @@ import io.jdat.spi.Transport;
  * {@code DAT_RSP_HANDLE}: listens for one request for one EP (RSP-02); the arrival destroys the RSP and
  * moves the EP to PASSIVE_CONNECTION_PENDING (RSP-03).
  */
-final class CoreRsp extends CoreObject implements ReservedServicePoint, ServicePoint {
+public final class CoreRsp extends CoreObject implements ReservedServicePoint, ServicePoint {
     private final CoreEvd evd;
     private final CoreEp ep;
     private final long qual;
