@@ -331,7 +331,7 @@ class SendRecvTest {
 
     /** Where a Send is outstanding until placed, a third request finds the 2-deep request queue full. */
     private static void fullRequestQueue(IaUnderTest ia, Pair p) {
-        if (ia.sendCompletesWhenSent()) {
+        if (ia.requestCompletesWhenSent()) {
             return;
         }
         expectDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
@@ -353,7 +353,7 @@ class SendRecvTest {
         DatEvent e = io.jdat.testing.DataPath.next(p.client.reqEvd);
         assertEquals(EventNumber.DTO_COMPLETION_EVENT, e.eventNumber(), "event number of " + e);
         assertEquals(cookie, e.userCookie(), "cookie of " + e);
-        if (!(ia.sendCompletesWhenSent() && e.status() == DtoCompletionStatus.SUCCESS)) {
+        if (!(ia.requestCompletesWhenSent() && e.status() == DtoCompletionStatus.SUCCESS)) {
             assertEquals(DtoCompletionStatus.ERR_REMOTE_RESPONDER, e.status(), "status of " + e);
         }
     }

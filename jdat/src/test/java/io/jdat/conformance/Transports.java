@@ -43,12 +43,13 @@ public final class Transports {
      *
      * @param ia                    the registry name a test opens
      * @param transport             the transport library name ({@code mem}, {@code tcp}, {@code shm})
-     * @param sendCompletesWhenSent whether a Send completes once its bytes are handed to the network (tcp: in the
-     *                              socket), before the peer placed them; then the peer's failure to place it may
-     *                              come too late to be the Send's status, which is SUCCESS (API.md allows either)
+     * @param requestCompletesWhenSent whether a Send or RDMA Write completes once its bytes are handed to the
+     *                                 network (tcp: in the socket), before the peer placed them; then the peer's
+     *                                 refusal may come too late to be the request's status, which is SUCCESS
+     *                                 (API.md allows either), and sends waiting for receives are not outstanding
      * @param register              adds {@code ia} to the registry if it is not there
      */
-    public record IaUnderTest(String ia, String transport, boolean sendCompletesWhenSent, Runnable register) {
+    public record IaUnderTest(String ia, String transport, boolean requestCompletesWhenSent, Runnable register) {
         /** The IA name: what a parameterized test's display name shows. */
         @Override
         public String toString() {
