@@ -108,7 +108,7 @@ public final class ChildJvm implements AutoCloseable {
      * neither is on {@code java.class.path}; the child runs them all on the class path (the unnamed module,
      * docs/module.md), which is why it gets {@code --enable-native-access=ALL-UNNAMED}.
      */
-    static String classPath() {
+    public static String classPath() {
         Set<String> parts = new LinkedHashSet<>();
         parts.add(location(ChildJvm.class));
         parts.add(location(io.jdat.Dat.class));
