@@ -7,7 +7,7 @@ import io.jdat.core.Core;
  * enabled EVD without a direct waiter triggers its CNO when a notifying event arrives. Thread-safe; at
  * most one thread waits at a time.
  */
-public interface Cno extends DatHandle, AutoCloseable {
+public sealed interface Cno extends DatHandle, AutoCloseable permits io.jdat.core.CoreCno {
     /**
      * {@code dat_cno_create}.
      *

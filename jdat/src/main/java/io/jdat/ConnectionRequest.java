@@ -5,7 +5,7 @@ package io.jdat;
  * {@code DAT_CONNECTION_REQUEST_EVENT}. Accept, reject and handoff destroy it; afterwards every call
  * fails with {@code DAT_INVALID_HANDLE}. Thread-safe; exactly one of those calls succeeds.
  */
-public interface ConnectionRequest extends DatHandle {
+public sealed interface ConnectionRequest extends DatHandle permits io.jdat.core.CoreCr {
     /**
      * {@code dat_cr_query}.
      *

@@ -6,7 +6,8 @@ package io.jdat;
  * <p>Once an object is freed (or its IA closed), every method of it throws
  * {@link DatException} {@code DAT_INVALID_HANDLE}, another free (or {@code dat_ia_close}) included.
  */
-public interface DatHandle {
+public sealed interface DatHandle permits Cno, ConnectionRequest, Endpoint, EventDispatcher,
+        InterfaceAdapter, Lmr, ProtectionZone, PublicServicePoint, ReservedServicePoint, Rmr, SharedReceiveQueue {
     /**
      * {@code dat_get_handle_type}.
      *

@@ -17,7 +17,7 @@ import java.net.SocketAddress;
  * until the completion is dequeued. The {@code LmrTriplet[]} array itself is the consumer's again as
  * soon as the post returns ({@link IovOwnership#CONSUMER}).
  */
-public interface Endpoint extends DatHandle, AutoCloseable {
+public sealed interface Endpoint extends DatHandle, AutoCloseable permits io.jdat.core.CoreEp {
     /**
      * {@code dat_ep_create}: an Endpoint in {@link EpState#UNCONNECTED} (or
      * {@link EpState#UNCONFIGURED_UNCONNECTED} while it lacks a PZ or a connect EVD).

@@ -13,7 +13,7 @@ import io.jdat.core.Core;
  * core while idle, works from virtual threads, and returns {@code DAT_ABORT} when the EVD is freed or its
  * IA closed. {@link #dequeue} never blocks and allocates nothing.
  */
-public interface EventDispatcher extends DatHandle, AutoCloseable {
+public sealed interface EventDispatcher extends DatHandle, AutoCloseable permits io.jdat.core.CoreEvd, io.jdat.core.SentinelEvd {
     /** {@code DAT_EVD_ASYNC_EXISTS}: passed to {@code dat_ia_open}, an async EVD exists elsewhere. */
     EventDispatcher ASYNC_EXISTS = new io.jdat.core.SentinelEvd("DAT_EVD_ASYNC_EXISTS");
 

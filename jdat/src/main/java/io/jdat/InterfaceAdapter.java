@@ -9,7 +9,7 @@ import io.jdat.core.Core;
  * while other threads use the IA's objects: their blocked waits return {@code DAT_ABORT}, and later
  * calls fail with {@code DAT_INVALID_HANDLE}.
  */
-public interface InterfaceAdapter extends DatHandle, AutoCloseable {
+public sealed interface InterfaceAdapter extends DatHandle, AutoCloseable permits io.jdat.core.CoreIa {
     /**
      * {@code dat_ia_open}: opens the IA named in the registry ({@link Registry}), requesting API
      * version {@value Dat#VERSION_MAJOR}.{@value Dat#VERSION_MINOR}.
@@ -43,7 +43,7 @@ public interface InterfaceAdapter extends DatHandle, AutoCloseable {
      */
     static InterfaceAdapter openv(String iaName, int asyncEvdMinQlen, EventDispatcher asyncEvd, int daplMajor,
             int daplMinor, boolean threadSafe) {
-        return Core.iaOpen(iaName, asyncEvdMinQlen, asyncEvd, daplMajor, daplMinor, threadSafe);
+        return Core.iaOpen(iaName, asyncEvdMinQlen, asyncEvd, daplMajor, daplMinor, threadSafe, Registry.OPEN_IAS);
     }
 
     /**

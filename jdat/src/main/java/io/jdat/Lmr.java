@@ -12,7 +12,7 @@ import io.jdat.core.Core;
  * {@code Arena.ofShared()}, {@code ofAuto()} or {@code global()} arena): providers move bytes on their own
  * threads, so memory of a confined arena is refused with {@code DAT_INVALID_PARAMETER}. Thread-safe.
  */
-public interface Lmr extends DatHandle, AutoCloseable {
+public sealed interface Lmr extends DatHandle, AutoCloseable permits io.jdat.core.CoreLmr {
     /**
      * {@code dat_lmr_create}. The OUT values are available on the returned LMR: {@link #lmrContext()},
      * {@link #rmrContext()}, {@link #registeredSize()}, {@link #registeredAddress()}.

@@ -6,7 +6,7 @@ import io.jdat.core.Core;
  * A Protection Zone ({@code DAT_PZ_HANDLE}): ties EPs, LMRs and RMRs together; a DTO may only touch
  * memory registered in its EP's PZ. Thread-safe.
  */
-public interface ProtectionZone extends DatHandle, AutoCloseable {
+public sealed interface ProtectionZone extends DatHandle, AutoCloseable permits io.jdat.core.CorePz {
     /**
      * {@code dat_pz_create}.
      *

@@ -7,7 +7,7 @@ import io.jdat.core.Core;
  * Every request becomes a {@link ConnectionRequest} and a {@code DAT_CONNECTION_REQUEST_EVENT} on its
  * EVD, whose queue length is the backlog. Thread-safe.
  */
-public interface PublicServicePoint extends DatHandle, AutoCloseable {
+public sealed interface PublicServicePoint extends DatHandle, AutoCloseable permits io.jdat.core.CorePsp {
     /**
      * {@code dat_psp_create}: listens once this returns.
      *

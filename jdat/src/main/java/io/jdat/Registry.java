@@ -1,6 +1,7 @@
 package io.jdat;
 
 import io.jdat.core.DatConfParser;
+import io.jdat.core.OpenIaCount;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -59,6 +60,18 @@ public final class Registry {
     // All guarded by LOCK.
     private static final Map<String, RegistryEntry> entries = new LinkedHashMap<>();
     private static final Map<String, Integer> openCount = new HashMap<>();
+    /** {@link #acquire} and {@link #release} for the core, which {@code dat_ia_open} hands it (not public). */
+    static final OpenIaCount OPEN_IAS = new OpenIaCount() {
+        @Override
+        public void acquire(String iaName) {
+            Registry.acquire(iaName);
+        }
+
+        @Override
+        public void release(String iaName) {
+            Registry.release(iaName);
+        }
+    };
     private static List<String> warnings = List.of();
     private static String loadError;
     private static Path confFile;
@@ -236,14 +249,14 @@ public final class Registry {
     /**
      * Counts one more open IA of a registered name; {@code dat_ia_open} calls this once it has opened
      * the IA (with the name it looked up), so that {@code dat_registry_remove_provider} reports
-     * {@code DAT_PROVIDER_IN_USE}. Not a consumer call.
+     * {@code DAT_PROVIDER_IN_USE}. Not a consumer call: the core reaches it through {@link #OPEN_IAS}.
      *
      * @param iaName the IA name
      * @throws DatException {@code DAT_INVALID_PARAMETER}/{@code DAT_INVALID_ARG1} for a null or over-long
      *                      name; {@code DAT_PROVIDER_NOT_FOUND}/{@code DAT_NAME_NOT_REGISTERED} if the
      *                      name is not (or no longer) registered
      */
-    public static void acquire(String iaName) {
+    static void acquire(String iaName) {
         checkNameArg(iaName);
         synchronized (LOCK) {
             if (!entries.containsKey(iaName)) {
@@ -256,11 +269,11 @@ public final class Registry {
 
     /**
      * Counts one open IA of that name less; {@code dat_ia_close} calls this exactly once per successful
-     * {@link #acquire(String)}. A name with no open IA (or null) is ignored. Not a consumer call.
+     * {@link #acquire(String)}. A name with no open IA (or null) is ignored. Not a consumer call (see {@link #OPEN_IAS}).
      *
      * @param iaName the IA name
      */
-    public static void release(String iaName) {
+    static void release(String iaName) {
         if (iaName == null) {
             return;
         }

@@ -7,7 +7,7 @@ import io.jdat.core.Core;
  * it moves to {@link EpState#RESERVED}. It delivers at most one request and then destroys itself.
  * Thread-safe.
  */
-public interface ReservedServicePoint extends DatHandle, AutoCloseable {
+public sealed interface ReservedServicePoint extends DatHandle, AutoCloseable permits io.jdat.core.CoreRsp {
     /**
      * {@code dat_rsp_create}.
      *

@@ -7,7 +7,7 @@ import io.jdat.core.Core;
  * remote access to part of an LMR. Every bind yields a new context; the previous one stops working.
  * Thread-safe.
  */
-public interface Rmr extends DatHandle, AutoCloseable {
+public sealed interface Rmr extends DatHandle, AutoCloseable permits io.jdat.core.CoreRmr {
     /**
      * {@code dat_rmr_create}: an unbound RMR.
      *

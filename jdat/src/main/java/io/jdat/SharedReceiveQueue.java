@@ -23,7 +23,7 @@ import io.jdat.core.Core;
  * <p><b>Concurrency:</b> thread-safe. {@link #postRecv} may be called from any number of threads while any
  * number of connections take buffers; it allocates nothing.
  */
-public interface SharedReceiveQueue extends DatHandle, AutoCloseable {
+public sealed interface SharedReceiveQueue extends DatHandle, AutoCloseable permits io.jdat.core.CoreSrq {
     /**
      * {@code dat_srq_create}: an SRQ attached to no EP (SRQ-14), with at least the requested depth and
      * segments ({@link #query} reports the actual values). Only buffers registered in {@code pz} can be

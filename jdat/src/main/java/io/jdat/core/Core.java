@@ -28,11 +28,12 @@ public final class Core {
      * @param major           requested major version
      * @param minor           requested minor version
      * @param threadSafe      thread safety requested
+     * @param openIas         the registry's count of open IAs, told of this open and of the IA's close
      * @return the open IA
      */
     public static InterfaceAdapter iaOpen(String iaName, int asyncEvdMinQlen, EventDispatcher asyncEvd, int major,
-            int minor, boolean threadSafe) {
-        return CoreIa.open(iaName, asyncEvdMinQlen, asyncEvd, major, minor, threadSafe);
+            int minor, boolean threadSafe, OpenIaCount openIas) {
+        return CoreIa.open(iaName, asyncEvdMinQlen, asyncEvd, major, minor, threadSafe, openIas);
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code DAT_CNO_HANDLE}: remembers the last EVD that triggered it until a waiter takes it, so a trigger
  * that comes before the wait is not lost. Waiting spins briefly, then parks.
  */
-final class CoreCno extends CoreObject implements Cno {
+public final class CoreCno extends CoreObject implements Cno {
     private volatile ProxyAgent agent;
     private volatile EventDispatcher pending;
     private volatile Thread waiter;

@@ -11,7 +11,7 @@ import io.jdat.spi.IncomingRequest;
  * {@code DAT_CR_HANDLE}: a pending request. Exactly one of accept, reject or handoff consumes it
  * (CRA-08, CRJ-02, CRH-01); an abrupt IA close refuses it.
  */
-final class CoreCr extends CoreObject implements ConnectionRequest {
+public final class CoreCr extends CoreObject implements ConnectionRequest {
     final IncomingRequest request;
     /** The EP the request carries (RSP or provider-created), or {@code null} (consumer PSP). */
     CoreEp carriedEp;

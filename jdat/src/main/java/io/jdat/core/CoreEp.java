@@ -52,7 +52,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * submitted and complete in order. Slots are allocated when the EP is created or resized, so posting
  * allocates nothing.
  */
-final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, PassiveHandler, ChannelSink {
+public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, PassiveHandler, ChannelSink {
     /** The main states (API.md §7.1); the UNCONFIGURED variants are derived from the configuration. */
     enum S {
         U, R, PCP, ACP, TCP, CP, C, DP, D

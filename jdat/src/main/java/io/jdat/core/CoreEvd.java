@@ -33,7 +33,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * reads the ring: at least one of them sees the other, so no wake-up is lost. {@link #lock} guards only the rare operations:
  * stream bookkeeping, resize, CNO changes and free.
  */
-final class CoreEvd extends CoreObject implements EventDispatcher {
+public final class CoreEvd extends CoreObject implements EventDispatcher {
     /** How long {@link #waitFor} spins before parking (system property {@code jdat.wait.spinNanos}). */
     static final long SPIN_NANOS = Long.getLong("jdat.wait.spinNanos", 20_000L);
     private static final java.lang.invoke.VarHandle WAITER;

@@ -67,6 +67,8 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     }
 
     final String name;
+    /** The registry's count of open IAs, told of this IA's close. */
+    private final OpenIaCount openIas;
     final Transport transport;
     final TransportLimits limits;
     final MemoryTable memory = new MemoryTable();
@@ -82,9 +84,10 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     /** The JMX MBean, registered at open and unregistered at close; {@code null} when JMX is unavailable. */
     private volatile IaMBean mbean;
 
-    private CoreIa(String name, Transport transport, int asyncQlen, EventDispatcher asyncArg) {
+    private CoreIa(String name, Transport transport, int asyncQlen, EventDispatcher asyncArg, OpenIaCount openIas) {
         super(null, HandleType.IA, DatReturnSubtype.INVALID_HANDLE_IA);
         this.name = name;
+        this.openIas = openIas;
         this.transport = transport;
         this.limits = transport.limits();
         if (asyncArg == null) {
@@ -105,7 +108,7 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     }
 
     static CoreIa open(String iaName, int asyncQlen, EventDispatcher asyncArg, int major, int minor,
-            boolean threadSafe) {
+            boolean threadSafe, OpenIaCount openIas) {
         io.jdat.RegistryEntry entry = Registry.lookup(iaName, major, minor, threadSafe);
         if (asyncQlen < 0) {
             throw Fail.param(2, "negative async EVD queue length");
@@ -124,8 +127,8 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
                     "no transport library '" + entry.library() + "' for IA " + iaName);
         }
         Transport t = provider.open(iaName, entry.iaParams());
-        Registry.acquire(iaName);
-        CoreIa ia = new CoreIa(iaName, t, asyncQlen, asyncArg);
+        openIas.acquire(iaName);
+        CoreIa ia = new CoreIa(iaName, t, asyncQlen, asyncArg, openIas);
         ia.mbean = IaMBean.register(ia);
         return ia;
     }
@@ -406,7 +409,7 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
                 asyncEvd.detachOther();
             }
         }
-        Registry.release(name);
+        openIas.release(name);
     }
 
     @Override

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code lmr_context} and, when a remote privilege was requested, as {@code rmr_context} (as an iWARP
  * STag does).
  */
-final class CoreLmr extends CoreObject implements Lmr {
+public final class CoreLmr extends CoreObject implements Lmr {
     private final int memType;
     private final RegionDescription description;
     private final long length;

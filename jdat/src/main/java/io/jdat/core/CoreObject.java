@@ -5,11 +5,11 @@ import io.jdat.DatReturnSubtype;
 import io.jdat.HandleType;
 
 /**
- * The common part of every core object: its IA, its liveness and the consumer context
+ * The common part of every core object (each subclass implements one sealed {@link DatHandle} interface): its IA, its liveness and the consumer context
  * ({@code dat_set_consumer_context}). Once {@link #freed} is set every call fails with
  * {@code DAT_INVALID_HANDLE}.
  */
-abstract class CoreObject implements DatHandle {
+abstract class CoreObject {
     /** The IA this object belongs to (the IA itself for a {@link CoreIa}). */
     final CoreIa ia;
     private final HandleType type;
@@ -36,19 +36,19 @@ abstract class CoreObject implements DatHandle {
         return invalidSubtype;
     }
 
-    @Override
+    /** {@code dat_get_handle_type} ({@link DatHandle#getHandleType}, which every subclass implements). */
     public final HandleType getHandleType() {
         checkAlive();
         return type;
     }
 
-    @Override
+    /** {@code dat_set_consumer_context} ({@link DatHandle#setConsumerContext}). */
     public final void setConsumerContext(Object context) {
         checkAlive();
         consumerContext = context;
     }
 
-    @Override
+    /** {@code dat_get_consumer_context} ({@link DatHandle#getConsumerContext}). */
     public final Object getConsumerContext() {
         checkAlive();
         return consumerContext;

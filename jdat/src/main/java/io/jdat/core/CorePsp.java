@@ -16,7 +16,7 @@ import io.jdat.spi.Transport;
  * {@code DAT_PSP_HANDLE}: turns every request on its qualifier into a CR and a
  * {@code DAT_CONNECTION_REQUEST_EVENT}; with {@link PspFlags#PROVIDER} it also creates the EP (PSP-04).
  */
-final class CorePsp extends CoreObject implements PublicServicePoint, ServicePoint {
+public final class CorePsp extends CoreObject implements PublicServicePoint, ServicePoint {
     /**
      * The event of {@link #acceptFailing}, resolved when this class loads: once the fds are exhausted no
      * class file can be opened.

@@ -13,7 +13,7 @@ import io.jdat.RmrParam;
  * {@code DAT_RMR_HANDLE}: a memory window. It owns one index of the IA's {@link MemoryTable}; every bind
  * publishes a new {@link Region} under a fresh key, so the previous context stops working (RMB-06).
  */
-final class CoreRmr extends CoreObject implements Rmr {
+public final class CoreRmr extends CoreObject implements Rmr {
     private final CorePz pz;
     private final int index;
     /** The current binding, or {@code null}; guarded by {@code this}. */

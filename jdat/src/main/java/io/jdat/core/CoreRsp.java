@@ -16,7 +16,7 @@ import io.jdat.spi.Transport;
  * {@code DAT_RSP_HANDLE}: listens for one request for one EP (RSP-02); the arrival destroys the RSP and
  * moves the EP to PASSIVE_CONNECTION_PENDING (RSP-03).
  */
-final class CoreRsp extends CoreObject implements ReservedServicePoint, ServicePoint {
+public final class CoreRsp extends CoreObject implements ReservedServicePoint, ServicePoint {
     /**
      * The event of {@link #acceptFailing}, resolved when this class loads: once the fds are exhausted no
      * class file can be opened.

@@ -39,7 +39,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * is decremented without the lock by the consumers that dequeue completions, so only posts (under the lock)
  * increase it and a check under the lock stays true.
  */
-final class CoreSrq extends CoreObject implements SharedReceiveQueue, EventRing.Reap {
+public final class CoreSrq extends CoreObject implements SharedReceiveQueue, EventRing.Reap {
     /** {@code max_recv_per_srq}. */
     static final int MAX_RECV = 1 << 16;
     private static final CoreEp[] NO_EPS = new CoreEp[0];

@@ -2,7 +2,6 @@ package io.jdat.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.jdat.CloseFlags;
 import io.jdat.ConnectionRequest;
@@ -14,22 +13,17 @@ import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
 import io.jdat.IaAttr;
 import io.jdat.InterfaceAdapter;
-import io.jdat.Lmr;
-import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
-import io.jdat.MemType;
 import io.jdat.ProtectionZone;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
-import io.jdat.RegionDescription;
-import io.jdat.RmrTriplet;
+import io.jdat.testing.Images;
 import io.jdat.testing.Pair;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -53,43 +47,10 @@ final class TcpFixture {
 
     // ------------------------------------------------------------------ memory
 
-    /** A registered region with every privilege. */
-    static final class Region {
-        final MemorySegment seg;
-        final Lmr lmr;
-
+    /** A registered region with every privilege ({@link io.jdat.testing.Region}, shared by every transport's tests). */
+    static final class Region extends io.jdat.testing.Region {
         Region(InterfaceAdapter ia, ProtectionZone pz, Arena arena, long size, int priv) {
-            seg = arena.allocate(size, 256);
-            seg.fill(SENTINEL);
-            lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(seg), size, pz, priv);
-        }
-
-        /** Local triplets for (offset, length) pairs. */
-        LmrTriplet[] iov(long... offLen) {
-            LmrTriplet[] v = new LmrTriplet[offLen.length / 2];
-            for (int i = 0; i < v.length; i++) {
-                v[i] = lmr.triplet(offLen[2 * i], offLen[2 * i + 1]);
-            }
-            return v;
-        }
-
-        RmrTriplet remote(long off, long len) {
-            return lmr.remoteTriplet(off, len);
-        }
-
-        /** Writes {@code b[from, from+len)} at {@code off}. */
-        void put(long off, byte[] b, int from, int len) {
-            MemorySegment.copy(b, from, seg, ValueLayout.JAVA_BYTE, off, len);
-        }
-
-        /** A copy of the whole region. */
-        byte[] snapshot() {
-            return seg.toArray(ValueLayout.JAVA_BYTE);
-        }
-
-        /** Checks the whole region against {@code expected}, naming the first differing byte. */
-        void assertImage(byte[] expected, String what) {
-            assertImageEquals(seg, expected, what);
+            super(ia, pz, arena, size, priv);
         }
     }
 
@@ -100,33 +61,17 @@ final class TcpFixture {
 
     /** Checks {@code seg} byte for byte against {@code expected}. */
     static void assertImageEquals(MemorySegment seg, byte[] expected, String what) {
-        long at = seg.mismatch(MemorySegment.ofArray(expected));
-        if (at >= 0) {
-            String got = at < seg.byteSize() ? String.valueOf(seg.get(ValueLayout.JAVA_BYTE, at)) : "end";
-            String exp = at < expected.length ? String.valueOf(expected[(int) at]) : "end";
-            fail(what + ": byte " + at + " is " + got + ", expected " + exp);
-        }
+        Images.assertImageEquals(seg, expected, what);
     }
 
     /** {@code len} bytes of a pattern that depends on {@code seed} and position, never the sentinel. */
     static byte[] pattern(int seed, int len) {
-        byte[] b = new byte[len];
-        long x = 0x9E3779B97F4A7C15L * (seed + 1);
-        for (int i = 0; i < len; i++) {
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
-            byte v = (byte) (x >>> 24);
-            b[i] = v == SENTINEL ? 0x11 : v;
-        }
-        return b;
+        return Images.pattern(seed, len);
     }
 
     /** An image of {@code size} sentinel bytes. */
     static byte[] sentinelImage(long size) {
-        byte[] b = new byte[(int) size];
-        java.util.Arrays.fill(b, SENTINEL);
-        return b;
+        return Images.sentinelImage(size);
     }
 
     /**
@@ -135,44 +80,17 @@ final class TcpFixture {
      * one in the middle, the rest in the last; with {@code slack} extra bytes on the last (a partial segment).
      */
     static long[] spread(long base, long n, int pieces, long gap, long slack) {
-        long[] r = new long[2 * pieces];
-        long left = n;
-        long at = base;
-        for (int i = 0; i < pieces; i++) {
-            long len;
-            if (i == pieces - 1) {
-                len = left + slack;
-            } else if (i == 1) {
-                len = Math.min(left, 7);
-            } else {
-                len = Math.min(left, n / pieces);
-            }
-            r[2 * i] = at;
-            r[2 * i + 1] = len;
-            left -= Math.min(len, left);
-            at += len + gap;
-        }
-        return r;
+        return Images.spread(base, n, pieces, gap, slack);
     }
 
     /** Writes {@code msg} into the segments of {@code spread} (in order) of image {@code img}. */
     static void scatterInto(byte[] img, long[] spread, byte[] msg) {
-        int from = 0;
-        for (int i = 0; i < spread.length && from < msg.length; i += 2) {
-            int n = (int) Math.min(spread[i + 1], msg.length - from);
-            System.arraycopy(msg, from, img, (int) spread[i], n);
-            from += n;
-        }
+        Images.scatterInto(img, spread, msg);
     }
 
     /** Writes {@code msg} into the segments of {@code spread} of {@code r}. */
     static void scatterInto(Region r, long[] spread, byte[] msg) {
-        int from = 0;
-        for (int i = 0; i < spread.length && from < msg.length; i += 2) {
-            int n = (int) Math.min(spread[i + 1], msg.length - from);
-            r.put(spread[i], msg, from, n);
-            from += n;
-        }
+        Images.scatterInto(r, spread, msg);
     }
 
     // ------------------------------------------------------------------ events

@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * Connection-management test fixtures on the {@code mem} transport: {@link Node} (one open IA with a PZ, a
+ * Connection-management test fixtures, mostly on the {@code mem} transport: {@link Node} (one open IA with a PZ, a
  * CR EVD and a registered buffer, owning any number of {@link Ep}s), {@link CmGate} (holds the mem
  * connection-management thread so that intermediate states can be observed), {@link #cmBarrier} and
  * assertion helpers. Unlike {@link Pair}, a node may be closed abruptly in the middle of a test; its
@@ -163,6 +163,16 @@ public final class ConnFixture {
             return PublicServicePoint.create(ia, qual, crEvd, PspFlags.CONSUMER);
         }
 
+        /** Listens on a qualifier the transport picks ({@code dat_psp_create_any}), feeding {@link #crEvd}. */
+        public PublicServicePoint listenAny() {
+            return PublicServicePoint.createAny(ia, crEvd, PspFlags.CONSUMER);
+        }
+
+        /** This IA's address, as {@code dat_ia_query} reports it (what a peer connects to on any transport). */
+        public java.net.SocketAddress address() {
+            return ia.query(io.jdat.IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+        }
+
         /** Waits for the next connection request on {@link #crEvd}. */
         public ConnectionRequest request() {
             return expect(crEvd, EventNumber.CONNECTION_REQUEST_EVENT).cr();
@@ -175,6 +185,11 @@ public final class ConnFixture {
         /** A new EP with its own EVDs and {@code attr}. */
         public Ep ep(EpAttr attr) {
             return new Ep(this, attr);
+        }
+
+        /** A new EP with {@code attr} and recv and request EVDs of {@code qlen}. */
+        public Ep ep(EpAttr attr, int qlen) {
+            return new Ep(this, attr, qlen);
         }
 
         /** A local triplet of this node's buffer. */
@@ -206,9 +221,13 @@ public final class ConnFixture {
         public final Endpoint ep;
 
         Ep(Node node, EpAttr attr) {
+            this(node, attr, 64);
+        }
+
+        Ep(Node node, EpAttr attr, int qlen) {
             this.node = node;
-            recvEvd = EventDispatcher.create(node.ia, 64, null, EvdFlags.DTO);
-            reqEvd = EventDispatcher.create(node.ia, 64, null, EvdFlags.DTO | EvdFlags.RMR_BIND);
+            recvEvd = EventDispatcher.create(node.ia, qlen, null, EvdFlags.DTO);
+            reqEvd = EventDispatcher.create(node.ia, qlen, null, EvdFlags.DTO | EvdFlags.RMR_BIND);
             connEvd = EventDispatcher.create(node.ia, 16, null, EvdFlags.CONNECTION);
             ep = Endpoint.create(node.ia, node.pz, recvEvd, reqEvd, connEvd, attr);
         }
@@ -221,6 +240,11 @@ public final class ConnFixture {
         /** Connects to {@code qual} at the mem address with a 5 s timeout. */
         public void connect(long qual, byte[] pd) {
             ep.connect(mem(), qual, WAIT, pd == null ? 0 : pd.length, pd, Qos.BEST_EFFORT, 0);
+        }
+
+        /** Connects to {@code qual} at {@code server}'s address (any transport) with a 5 s timeout. */
+        public void connect(Node server, long qual, byte[] pd) {
+            ep.connect(server.address(), qual, WAIT, pd == null ? 0 : pd.length, pd, Qos.BEST_EFFORT, 0);
         }
 
         /** Waits for the next connection event and checks its number and EP. */

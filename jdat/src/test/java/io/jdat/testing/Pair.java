@@ -128,17 +128,28 @@ public final class Pair implements AutoCloseable {
         return connect(new byte[0], new byte[0]);
     }
 
-    /** Connects with private data both ways; returns this. */
-    public Pair connect(byte[] requestData, byte[] acceptData) {
-        long q = qual;
-        java.net.SocketAddress to = address();
+    /**
+     * Creates {@link #psp} on the server IA, feeding {@link #crEvd}: on {@link #qual} for {@code mem}, on a
+     * qualifier the transport picks for the others. Returns the qualifier to connect to.
+     */
+    public long listen() {
         if (iaName.equals("mem")) {
             psp = PublicServicePoint.create(server.ia, qual, crEvd, PspFlags.CONSUMER);
         } else {
             psp = PublicServicePoint.createAny(server.ia, crEvd, PspFlags.CONSUMER);
-            q = psp.connQual();
-            to = server.ia.query(io.jdat.IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
         }
+        return psp.connQual();
+    }
+
+    /** The server IA's address as {@code dat_ia_query} reports it (what the client connects to). */
+    public java.net.SocketAddress serverAddress() {
+        return server.ia.query(io.jdat.IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+    }
+
+    /** Connects with private data both ways; returns this. */
+    public Pair connect(byte[] requestData, byte[] acceptData) {
+        long q = listen();
+        java.net.SocketAddress to = iaName.equals("mem") ? address() : serverAddress();
         client.ep.connect(to, q, 5_000_000, requestData.length, requestData, Qos.BEST_EFFORT, 0);
         DatEvent cr = server.next(crEvd);
         assertEquals(EventNumber.CONNECTION_REQUEST_EVENT, cr.eventNumber());

@@ -1,19 +1,23 @@
 package io.jdat.testing.net;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +31,7 @@ import java.util.regex.Pattern;
  * process (or one that can be killed).
  *
  * <p>The child is started with the same {@code java} as this JVM ({@code java.home}), the classpath of this
- * JVM ({@code java.class.path}), {@code --enable-native-access=ALL-UNNAMED}, UTF-8 stdout and stderr, and the
+ * JVM ({@link #classPath()}), {@code --enable-native-access=ALL-UNNAMED}, UTF-8 stdout and stderr, and the
  * given system properties and arguments. Its stdout lines are queued for {@link #awaitLine}; its stderr lines
  * are copied to this JVM's {@code System.err}, each prefixed with {@code [name] }. Its stdin is open for
  * {@link #writeLine}.
@@ -92,10 +96,39 @@ public final class ChildJvm implements AutoCloseable {
         command.add("-Dstderr.encoding=UTF-8");
         systemProperties.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath());
         command.add(mainClass.getName());
         command.addAll(args);
         return new ChildJvm(name, new ProcessBuilder(command).start());
+    }
+
+    /**
+     * The child's class path: this JVM's test classes and jdat's classes, then its class path and module path.
+     * Under Surefire jdat runs as the named module {@code io.jdat} with the test classes patched into it, so
+     * neither is on {@code java.class.path}; the child runs them all on the class path (the unnamed module,
+     * docs/module.md), which is why it gets {@code --enable-native-access=ALL-UNNAMED}.
+     */
+    public static String classPath() {
+        Set<String> parts = new LinkedHashSet<>();
+        parts.add(location(ChildJvm.class));
+        parts.add(location(io.jdat.Dat.class));
+        for (String key : new String[] {"java.class.path", "jdk.module.path"}) {
+            String value = System.getProperty(key, "");
+            for (String part : value.split(File.pathSeparator)) {
+                if (!part.isEmpty()) {
+                    parts.add(part);
+                }
+            }
+        }
+        return String.join(File.pathSeparator, parts);
+    }
+
+    private static String location(Class<?> c) {
+        try {
+            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("the location of " + c, e);
+        }
     }
 
     /** The name given at start. */

@@ -1,4 +1,4 @@
-package io.jdat;
+package io.jdat.conformance;
 
 import static io.jdat.testing.DataPath.assertBytes;
 import static io.jdat.testing.DataPath.assertEmpty;
@@ -19,6 +19,23 @@ import static io.jdat.testing.DataPath.sentinel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.CompletionFlags;
+import io.jdat.DatEvent;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
+import io.jdat.DtoCompletionStatus;
+import io.jdat.EpAttr;
+import io.jdat.EpState;
+import io.jdat.EventNumber;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.ProtectionZone;
+import io.jdat.Qos;
+import io.jdat.RegionDescription;
+import io.jdat.conformance.Transports.IaUnderTest;
 import io.jdat.testing.Pair;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -26,17 +43,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
 
-/** dat_ep_post_send / dat_ep_post_recv on the mem transport (CONFORMANCE §2.1, §2.2). */
+/**
+ * {@code dat_ep_post_send} and {@code dat_ep_post_recv} on every transport ({@link EveryTransport};
+ * CONFORMANCE.md §2.1 SND, §2.2 RCV): gather and scatter, zero-length messages, messages longer than the
+ * buffer, posts in every EP state, completion flags, local iov errors in the order of the checks, one receive
+ * per message, queue and size limits, and the posting order of two threads.
+ */
 class SendRecvTest {
     private static final DatReturnType PARAM = DatReturnType.INVALID_PARAMETER;
 
-    @Test
+    @EveryTransport
     @DisplayName("SND-01 SND-02 SND-05 SND-09 RCV-01 RCV-02 EPC-06 EPC-07: 3-segment gather into a 4-segment scatter"
             + " list fills leading segments, one partially, leaves the rest untouched")
-    void gatherScatter() {
-        try (Pair p = new Pair()) {
+    void gatherScatter(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64)) {
             sentinel(p.server.buf);
             sentinel(p.client.buf);
             fill(p.client.buf, 0, 100, 1);
@@ -69,11 +90,11 @@ class SendRecvTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("SND-01 RCV-01 SND-09: zero-length sends (0 segments / NULL iov, and a 0-length triplet with a"
             + " garbage context) complete with length 0 into 0-segment and ordinary buffers, writing nothing")
-    void zeroLength() {
-        try (Pair p = new Pair().connect()) {
+    void zeroLength(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.server.buf);
             p.server.ep.postRecv(0, null, 1, CompletionFlags.DEFAULT);
             p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 2, CompletionFlags.DEFAULT);
@@ -93,35 +114,36 @@ class SendRecvTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RCV-05 RCV-06 SND-09: a 16-byte message into a 0-segment buffer completes the receive with"
-            + " DAT_DTO_ERR_LOCAL_LENGTH, the send with ERR_REMOTE_RESPONDER, and breaks the connection")
-    void sendIntoZeroSegmentBuffer() {
-        try (Pair p = new Pair().connect()) {
+            + " DAT_DTO_ERR_LOCAL_LENGTH, the send with ERR_REMOTE_RESPONDER (or SUCCESS where a Send completes once sent), and"
+            + " breaks the connection")
+    void sendIntoZeroSegmentBuffer(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.server.buf);
             fill(p.client.buf, 0, 16, 4);
             p.server.ep.postRecv(0, null, 5, CompletionFlags.DEFAULT);
             p.client.ep.postSend(1, iov(p.client.lmr, 0, 16), 6, CompletionFlags.DEFAULT);
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_LOCAL_LENGTH, 5);
-            dto(p.client.reqEvd, DtoCompletionStatus.ERR_REMOTE_RESPONDER, 6);
+            sendOfRefusedMessage(ia, p, 6);
             expectBroken(p);
             assertUntouched(p.server.buf, 0, p.server.buf.byteSize(), "server buffer");
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RCV-05 RCV-06 SND-06 SND-09: a 33-byte message into a 2-segment 32-byte buffer → recv"
             + " ERR_LOCAL_LENGTH, send ERR_REMOTE_RESPONDER, BROKEN on both sides, nothing written outside the"
             + " buffer; a later send in D is flushed")
-    void messageLongerThanBuffer() {
-        try (Pair p = new Pair().connect()) {
+    void messageLongerThanBuffer(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.server.buf);
             fill(p.client.buf, 0, 33, 5);
             p.server.ep.postRecv(2, iov(p.server.lmr, 100, 16, 200, 16), 7, CompletionFlags.DEFAULT);
             p.server.ep.postRecv(1, iov(p.server.lmr, 1000, 64), 8, CompletionFlags.DEFAULT);
             p.client.ep.postSend(2, iov(p.client.lmr, 0, 20, 20, 13), 9, CompletionFlags.DEFAULT);
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_LOCAL_LENGTH, 7);
-            dto(p.client.reqEvd, DtoCompletionStatus.ERR_REMOTE_RESPONDER, 9);
+            sendOfRefusedMessage(ia, p, 9);
             expectBroken(p);
             // the second receive was never consumed: it is flushed by the break
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 8);
@@ -132,12 +154,12 @@ class SendRecvTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("SND-06 RCV-07 RCV-08 RCV-09: send is refused in UNCONNECTED and ACTIVE_CONNECTION_PENDING"
             + " (DAT_INVALID_STATE); receives post in every state and fill once CONNECTED; in DISCONNECTED both are"
             + " accepted and flushed at once, even with SUPPRESS")
-    void postsByState() {
-        try (Pair p = new Pair()) {
+    void postsByState(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64)) {
             sentinel(p.client.buf);
             sentinel(p.server.buf);
             fill(p.client.buf, 0, 30, 6);
@@ -148,8 +170,8 @@ class SendRecvTest {
                     () -> p.client.ep.postSend(1, src, 1, CompletionFlags.DEFAULT));
             p.client.ep.postRecv(1, iov(p.client.lmr, 1024, 64), 101, CompletionFlags.DEFAULT);
 
-            p.psp = PublicServicePoint.create(p.server.ia, p.qual, p.crEvd, PspFlags.CONSUMER);
-            p.client.ep.connect(Pair.address(), p.qual, 5_000_000, 0, null, Qos.BEST_EFFORT, 0);
+            long qual = p.listen();
+            p.client.ep.connect(p.serverAddress(), qual, 5_000_000, 0, null, Qos.BEST_EFFORT, 0);
             assertEquals(EpState.ACTIVE_CONNECTION_PENDING, p.client.ep.getStatus().epState());
             expectDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING,
                     () -> p.client.ep.postSend(1, src, 2, CompletionFlags.DEFAULT));
@@ -189,12 +211,12 @@ class SendRecvTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("SND-03 SND-04 SND-05 RCV-03: send accepts SUPPRESS, SOLICITED_WAIT, BARRIER_FENCE and their"
             + " combination (SUPPRESS hides the success event); UNSIGNALLED without UNSIGNALLED EP flags and"
             + " undefined bits → DAT_INVALID_PARAMETER; recv accepts DEFAULT only here")
-    void sendAndRecvFlags() {
-        try (Pair p = new Pair().connect()) {
+    void sendAndRecvFlags(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.server.buf);
             for (int i = 0; i < 5; i++) {
                 fill(p.client.buf, 100 * i, 10 + i, 20 + i);
@@ -230,13 +252,13 @@ class SendRecvTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("SND-07 SND-08 SND-11 RCV-09 EPC-04 AMB-11: local iov errors in the order of the checks — invalid"
             + " LMR → PRIVILEGES_VIOLATION, LMR in another PZ → PROTECTION_VIOLATION, missing local read (send) /"
             + " local write (recv) → PRIVILEGES_VIOLATION, segment outside its LMR → INVALID_PARAMETER; nothing is"
             + " posted")
-    void localIovErrors() {
-        try (Pair p = new Pair().connect()) {
+    void localIovErrors(IaUnderTest under) {
+        try (Pair p = new Pair(under.ia(), null, 64).connect()) {
             InterfaceAdapter ia = p.client.ia;
             MemorySegment extra = p.client.arena.allocate(4096, 256);
             sentinel(p.server.buf);
@@ -307,6 +329,35 @@ class SendRecvTest {
         }
     }
 
+    /** Where a Send is outstanding until placed, a third request finds the 2-deep request queue full. */
+    private static void fullRequestQueue(IaUnderTest ia, Pair p) {
+        if (ia.requestCompletesWhenSent()) {
+            return;
+        }
+        expectDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                () -> p.client.ep.postSend(1, iov(p.client.lmr, 0, 7), 14, CompletionFlags.DEFAULT));
+        expectDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                () -> p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 8), 15,
+                        p.server.lmr.remoteTriplet(8192, 8), CompletionFlags.DEFAULT));
+        expectDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
+                () -> p.client.ep.postRdmaRead(1, iov(p.client.lmr, 4096, 8), 16,
+                        p.server.lmr.remoteTriplet(0, 8), CompletionFlags.DEFAULT));
+    }
+
+    /**
+     * The completion of the client's Send {@code cookie} that the server could not place: ERR_REMOTE_RESPONDER,
+     * or on a transport whose Send completes once sent (tcp) also SUCCESS, when it completed before the error
+     * came back.
+     */
+    private static void sendOfRefusedMessage(IaUnderTest ia, Pair p, long cookie) {
+        DatEvent e = io.jdat.testing.DataPath.next(p.client.reqEvd);
+        assertEquals(EventNumber.DTO_COMPLETION_EVENT, e.eventNumber(), "event number of " + e);
+        assertEquals(cookie, e.userCookie(), "cookie of " + e);
+        if (!(ia.requestCompletesWhenSent() && e.status() == DtoCompletionStatus.SUCCESS)) {
+            assertEquals(DtoCompletionStatus.ERR_REMOTE_RESPONDER, e.status(), "status of " + e);
+        }
+    }
+
     private static void sendFails(Pair p, DatReturnType type, DatReturnSubtype subtype, LmrTriplet... iov) {
         expectDat(type, subtype, () -> p.client.ep.postSend(iov.length, iov, 666, CompletionFlags.DEFAULT));
     }
@@ -315,11 +366,11 @@ class SendRecvTest {
         expectDat(type, subtype, () -> p.client.ep.postRecv(iov.length, iov, 666, CompletionFlags.DEFAULT));
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("SND-09: three messages (10, 0, 100 bytes) consume exactly three receives in order, each"
             + " transfered_length the message length")
-    void oneReceivePerMessage() {
-        try (Pair p = new Pair().connect()) {
+    void oneReceivePerMessage(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.server.buf);
             fill(p.client.buf, 0, 10, 12);
             fill(p.client.buf, 1000, 100, 13);
@@ -342,13 +393,13 @@ class SendRecvTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RCV-10 SND-11 RDR-15 RCV-09: max_recv_dtos and max_request_dtos exceeded →"
             + " DAT_INSUFFICIENT_RESOURCES; max_message_size and max_request_iov exceeded, short or null iov →"
             + " DAT_INVALID_PARAMETER; a freed EP → DAT_INVALID_HANDLE")
-    void limits() {
+    void limits(IaUnderTest ia) {
         EpAttr a = attr().maxRecvDtos(2).maxRequestDtos(2).maxMessageSize(64);
-        try (Pair p = new Pair(a, 64)) {
+        try (Pair p = new Pair(ia.ia(), a, 64)) {
             sentinel(p.server.buf);
             fill(p.client.buf, 0, 128, 14);
             p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 1, CompletionFlags.DEFAULT);
@@ -381,17 +432,11 @@ class SendRecvTest {
             dtoOk(p.server.recvEvd, 1, 64);
             dtoOk(p.server.recvEvd, 2, 10);
 
-            // No receive is posted now: two sends wait (receiver not ready) and fill the request queue.
+            // No receive is posted now: two sends wait (receiver not ready) and, where a Send is outstanding until
+            // it is placed, fill the request queue (on tcp they complete once in the socket: the queue is free).
             p.client.ep.postSend(1, iov(p.client.lmr, 0, 5), 12, CompletionFlags.DEFAULT);
             p.client.ep.postSend(1, iov(p.client.lmr, 5, 6), 13, CompletionFlags.DEFAULT);
-            expectDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                    () -> p.client.ep.postSend(1, iov(p.client.lmr, 0, 7), 14, CompletionFlags.DEFAULT));
-            expectDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                    () -> p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 8), 15,
-                            p.server.lmr.remoteTriplet(8192, 8), CompletionFlags.DEFAULT));
-            expectDat(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                    () -> p.client.ep.postRdmaRead(1, iov(p.client.lmr, 4096, 8), 16,
-                            p.server.lmr.remoteTriplet(0, 8), CompletionFlags.DEFAULT));
+            fullRequestQueue(ia, p);
             p.server.ep.postRecv(1, iov(p.server.lmr, 200, 64), 3, CompletionFlags.DEFAULT);
             p.server.ep.postRecv(1, iov(p.server.lmr, 300, 64), 4, CompletionFlags.DEFAULT);
             dtoOk(p.client.reqEvd, 12, 5);
@@ -416,14 +461,14 @@ class SendRecvTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("SND-12 SND-09: 10 000 messages posted by 2 threads on one EP arrive in each thread's posting"
             + " order, none lost, each in its own receive")
-    void orderingTwoThreads() throws Exception {
+    void orderingTwoThreads(IaUnderTest ia) throws Exception {
         final int perThread = 5_000;
         final int total = 2 * perThread;
         EpAttr a = attr().maxRecvDtos(total).maxRequestDtos(total);
-        try (Pair p = new Pair(a, 16_384).connect()) {
+        try (Pair p = new Pair(ia.ia(), a, 16_384).connect()) {
             MemorySegment src = p.client.arena.allocate(8L * total, 256);
             MemorySegment dst = p.server.arena.allocate(8L * total, 256);
             dst.fill((byte) 0xEE);

@@ -1,4 +1,4 @@
-package io.jdat;
+package io.jdat.conformance;
 
 import static io.jdat.testing.DataPath.assertBytes;
 import static io.jdat.testing.DataPath.assertEmpty;
@@ -8,6 +8,7 @@ import static io.jdat.testing.DataPath.assertUntouched;
 import static io.jdat.testing.DataPath.assertUntouchedExcept;
 import static io.jdat.testing.DataPath.attr;
 import static io.jdat.testing.DataPath.bytes;
+import static io.jdat.testing.DataPath.checkDto;
 import static io.jdat.testing.DataPath.concat;
 import static io.jdat.testing.DataPath.disconnect;
 import static io.jdat.testing.DataPath.dto;
@@ -21,30 +22,53 @@ import static io.jdat.testing.DataPath.snapshot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.CompletionFlags;
+import io.jdat.Dat;
+import io.jdat.DatEvent;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
+import io.jdat.DtoCompletionStatus;
+import io.jdat.EpAttr;
+import io.jdat.EpState;
+import io.jdat.EventNumber;
+import io.jdat.InterfaceAdapter;
+import io.jdat.IovOwnership;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.ProtectionZone;
+import io.jdat.ProviderAttr;
+import io.jdat.Qos;
+import io.jdat.RegionDescription;
+import io.jdat.RmrTriplet;
+import io.jdat.conformance.Transports.IaUnderTest;
 import io.jdat.testing.Pair;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** dat_ep_post_rdma_read / dat_ep_post_rdma_write on the mem transport (CONFORMANCE §1.4, §2.3). */
+/**
+ * {@code dat_ep_post_rdma_read} and {@code dat_ep_post_rdma_write} on every transport ({@link EveryTransport};
+ * CONFORMANCE.md §1.4, §2.3 RDR, §2.4 RWR): scatter and gather, zero length, length errors, local and remote
+ * protection errors, flags, EP states, iov ownership, read depth, alignment and concurrent posts.
+ */
 class RdmaTest {
     private static final DatReturnType PARAM = DatReturnType.INVALID_PARAMETER;
 
-    @Test
+    @EveryTransport
     @DisplayName("RDR-01 RDR-02 RDR-03 RDR-04 RDR-06 RDR-19 EPC-07: a 300-byte read into a 4-segment iov fills"
             + " leading segments, one partially, leaves the rest untouched; duplicate cookies come back; no event at"
             + " the target")
-    void readScatter() {
-        try (Pair p = new Pair().connect()) {
+    void readScatter(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.client.buf);
             sentinel(p.server.buf);
             fill(p.server.buf, 1000, 300, 30);
@@ -67,12 +91,12 @@ class RdmaTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RWR-01 RWR-02 RWR-04 RWR-08 EPC-07: a 3-segment write lands gathered in order in the remote"
             + " range; a remote range longer than the data is written only as far as the data; no receive is"
             + " consumed and no event appears at the target")
-    void writeGather() {
-        try (Pair p = new Pair().connect()) {
+    void writeGather(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.client.buf);
             sentinel(p.server.buf);
             fill(p.client.buf, 0, 100, 31);
@@ -87,6 +111,7 @@ class RdmaTest {
                     CompletionFlags.DEFAULT);
             assertEquals(p.client.ep, dtoOk(p.client.reqEvd, 5, 337).ep());
             dtoOk(p.client.reqEvd, 6, 20);
+            awaitPlaced(ia, p);
             assertBytes(p.server.buf, 1000, msg, 0, 337, "written range");
             assertPattern(p.server.buf, 3000, 20, 33, 0, "short write into a long range");
             assertUntouchedExcept(p.server.buf, 1000, 337, 3000, 20);
@@ -101,11 +126,11 @@ class RdmaTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RDR-02 RDR-19 RWR-02 RWR-04: zero-length read and write succeed with transfered_length 0 and"
             + " write nothing, even when the zero-length remote triplet carries a garbage context and address")
-    void zeroLength() {
-        try (Pair p = new Pair().connect()) {
+    void zeroLength(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.client.buf);
             sentinel(p.server.buf);
             RmrTriplet garbage = new RmrTriplet(0x0BAD_0BAD, 0x1234, 0);
@@ -123,12 +148,12 @@ class RdmaTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RDR-12 RWR-06 AMB-14: a read whose remote range exceeds the local iov and a write whose data"
             + " exceeds the remote range fail synchronously with DAT_LENGTH_ERROR; nothing moves, the connection"
             + " stays up")
-    void lengthErrors() {
-        try (Pair p = new Pair().connect()) {
+    void lengthErrors(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.client.buf);
             sentinel(p.server.buf);
             fill(p.client.buf, 0, 301, 34);
@@ -157,13 +182,13 @@ class RdmaTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RDR-11 RDR-13 RDR-14 RWR-07 EPC-04 AMB-11: local iov errors of read (needs LOCAL_WRITE) and"
             + " write (needs LOCAL_READ) in the order of the checks; max_rdma_size, max_rdma_read/write_iov, bad"
             + " remote triplet and bad flags → DAT_INVALID_PARAMETER; nothing is posted")
-    void localErrors() {
+    void localErrors(IaUnderTest under) {
         EpAttr a = attr().maxRdmaSize(4096).maxRdmaReadIov(2).maxRdmaWriteIov(3);
-        try (Pair p = new Pair(a, 64).connect()) {
+        try (Pair p = new Pair(under.ia(), a, 64).connect()) {
             InterfaceAdapter ia = p.client.ia;
             MemorySegment extra = p.client.arena.allocate(4096, 256);
             sentinel(extra);
@@ -255,6 +280,23 @@ class RdmaTest {
                 CompletionFlags.DEFAULT));
     }
 
+    /**
+     * Where an RDMA Write may complete before it is placed ({@link IaUnderTest#requestCompletesWhenSent}: tcp),
+     * returns once the target has placed every write posted so far: an RDMA Read (into memory of its own) completes
+     * after them. Elsewhere a write's completion already means it was placed.
+     */
+    private static void awaitPlaced(IaUnderTest ia, Pair p) {
+        if (!ia.requestCompletesWhenSent()) {
+            return;
+        }
+        MemorySegment sink = p.client.arena.allocate(8);
+        Lmr l = Lmr.create(p.client.ia, MemType.VIRTUAL, RegionDescription.forVa(sink), 8, p.client.pz,
+                MemPriv.LOCAL_WRITE);
+        p.client.ep.postRdmaRead(1, new LmrTriplet[] {l.triplet(0, 8)}, 0xF3_0CE, p.server.lmr.remoteTriplet(0, 8),
+                CompletionFlags.DEFAULT);
+        dtoOk(p.client.reqEvd, 0xF3_0CE, 8);
+    }
+
     /** One remote protection case: builds the remote triplet on the connected pair. */
     record RemoteCase(String name, boolean write, Function<Pair, RmrTriplet> remote) {
         @Override
@@ -263,8 +305,9 @@ class RdmaTest {
         }
     }
 
+    /** Every remote case on every transport. */
     static Stream<Arguments> remoteCases() {
-        return Stream.of(
+        return Transports.all().flatMap(ia -> Stream.of(
                 new RemoteCase("write, rmr_context with a wrong key", true,
                         p -> new RmrTriplet(p.server.lmr.rmrContext() ^ 0x80, p.server.lmr.registeredAddress() + 64, 64)),
                 new RemoteCase("read, rmr_context 0", false,
@@ -288,7 +331,7 @@ class RdmaTest {
                 new RemoteCase("read starting before the LMR", false,
                         p -> new RmrTriplet(lmr(p, 0, MemPriv.ALL).rmrContext(),
                                 p.server.lmr.registeredAddress() + 4096 - 1, 64)))
-                .map(Arguments::of);
+                .map(c -> Arguments.of(ia, c)));
     }
 
     /** A server LMR over {@code server.buf[4096..8192)} in the EP's PZ (pz 0) or a new one (pz 1). */
@@ -298,12 +341,12 @@ class RdmaTest {
                 4096, z, priv);
     }
 
-    @ParameterizedTest(name = "RWR-09 RDR-13 RDR-14 RWR-07 EPC-05: {0}")
+    @ParameterizedTest(name = "{0}: {1}")
     @MethodSource("remoteCases")
     @DisplayName("RWR-09 RDR-13 RDR-14 RWR-07 EPC-05 LMR-06: a remote protection failure completes the request with"
             + " DAT_DTO_ERR_REMOTE_ACCESS, breaks the connection on both sides and moves no byte")
-    void remoteViolation(RemoteCase c) {
-        try (Pair p = new Pair().connect()) {
+    void remoteViolation(IaUnderTest ia, RemoteCase c) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             sentinel(p.client.buf);
             fill(p.server.buf, 0, p.server.buf.byteSize(), 37);
             fill(p.client.buf, 0, 64, 38);
@@ -314,8 +357,17 @@ class RdmaTest {
             } else {
                 p.client.ep.postRdmaRead(1, iov(p.client.lmr, 1024, 64), 42, remote, CompletionFlags.SUPPRESS);
             }
-            dto(p.client.reqEvd, DtoCompletionStatus.ERR_REMOTE_ACCESS, 42);
-            expectBroken(p);
+            if (c.write && ia.requestCompletesWhenSent()) {
+                // the write may have completed once sent (SUCCESS, suppressed) before the target refused it
+                expectBroken(p);
+                DatEvent e = new DatEvent();
+                if (p.client.reqEvd.dequeue(e)) {
+                    checkDto(e, DtoCompletionStatus.ERR_REMOTE_ACCESS, 42);
+                }
+            } else {
+                dto(p.client.reqEvd, DtoCompletionStatus.ERR_REMOTE_ACCESS, 42);
+                expectBroken(p);
+            }
             assertUnchanged(p.server.buf, target, "target memory");
             assertUntouchedExcept(p.client.buf, 0, 64);
             assertEmpty(p.server.recvEvd, "target recv EVD");
@@ -323,12 +375,12 @@ class RdmaTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RDR-07 RDR-08 RWR-03 RDR-06: read and write accept DEFAULT, SUPPRESS (no success event, data still"
             + " moves), BARRIER_FENCE and SUPPRESS|BARRIER_FENCE; UNSIGNALLED on an EP whose request flags are not"
             + " UNSIGNALLED → DAT_INVALID_PARAMETER")
-    void flags() {
-        try (Pair p = new Pair().connect()) {
+    void flags(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             expectDat(PARAM, DatReturnSubtype.INVALID_ARG6, () -> p.client.ep.postRdmaRead(1,
                     iov(p.client.lmr, 1024, 64), 99, p.server.lmr.remoteTriplet(0, 64), CompletionFlags.UNSIGNALLED));
             expectDat(PARAM, DatReturnSubtype.INVALID_ARG6, () -> p.client.ep.postRdmaWrite(1,
@@ -350,6 +402,7 @@ class RdmaTest {
             dtoOk(p.client.reqEvd, 103, 64);
             dtoOk(p.client.reqEvd, 203, 64);
             assertEmpty(p.client.reqEvd, "suppressed successes");
+            awaitPlaced(ia, p);
             assertPattern(p.client.buf, 1024, 256, 39, 0, "read data");
             assertPattern(p.server.buf, 4096, 256, 40, 0, "written data");
             assertUntouchedExcept(p.client.buf, 0, 256, 1024, 256);
@@ -357,12 +410,12 @@ class RdmaTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RDR-09 RDR-10 RDR-15 RWR-05: read and write are refused in UNCONNECTED and"
             + " ACTIVE_CONNECTION_PENDING (DAT_INVALID_STATE), accepted and flushed at once in DISCONNECTED even with"
             + " SUPPRESS, moving nothing; a freed EP → DAT_INVALID_HANDLE")
-    void states() {
-        try (Pair p = new Pair()) {
+    void states(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64)) {
             sentinel(p.client.buf);
             sentinel(p.server.buf);
             fill(p.client.buf, 0, 64, 41);
@@ -373,8 +426,8 @@ class RdmaTest {
             expectDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED,
                     () -> p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 64), 2,
                             p.server.lmr.remoteTriplet(1024, 64), CompletionFlags.DEFAULT));
-            p.psp = PublicServicePoint.create(p.server.ia, p.qual, p.crEvd, PspFlags.CONSUMER);
-            p.client.ep.connect(Pair.address(), p.qual, 5_000_000, 0, null, Qos.BEST_EFFORT, 0);
+            long qual = p.listen();
+            p.client.ep.connect(p.serverAddress(), qual, 5_000_000, 0, null, Qos.BEST_EFFORT, 0);
             expectDat(DatReturnType.INVALID_STATE, DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING,
                     () -> p.client.ep.postRdmaRead(1, iov(p.client.lmr, 1024, 64), 3,
                             p.server.lmr.remoteTriplet(0, 64), CompletionFlags.DEFAULT));
@@ -411,11 +464,11 @@ class RdmaTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RDR-05 RDR-16: the provider reports DAT_IOV_CONSUMER; a read still queued (behind a send that"
             + " waits for a receive) is unaffected when the consumer rewrites its iov array after the post returned")
-    void iovOwnership() {
-        try (Pair p = new Pair().connect()) {
+    void iovOwnership(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             assertEquals(IovOwnership.CONSUMER,
                     p.client.ia.query(0, ProviderAttr.FIELD_ALL).providerAttr().iovOwnershipOnReturn());
             sentinel(p.client.buf);
@@ -438,37 +491,11 @@ class RdmaTest {
         }
     }
 
-    @Test
-    @DisplayName("RDR-16: posting RDMA Reads and Writes allocates nothing on the posting thread")
-    void postingAllocatesNothing() {
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        try (Pair p = new Pair().connect()) {
-            LmrTriplet[] local = iov(p.client.lmr, 0, 32, 64, 32);
-            RmrTriplet remote = p.server.lmr.remoteTriplet(1024, 64);
-            for (int i = 0; i < 20_000; i++) { // warm up
-                p.client.ep.postRdmaWrite(2, local, i, remote, CompletionFlags.SUPPRESS);
-                p.client.ep.postRdmaRead(2, local, i, remote, CompletionFlags.SUPPRESS);
-            }
-            long best = Long.MAX_VALUE;
-            for (int round = 0; round < 5 && best > 0; round++) {
-                long before = mx.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < 1000; i++) {
-                    p.client.ep.postRdmaWrite(2, local, i, remote, CompletionFlags.SUPPRESS);
-                    p.client.ep.postRdmaRead(2, local, i, remote, CompletionFlags.SUPPRESS);
-                }
-                best = Math.min(best, mx.getCurrentThreadAllocatedBytes() - before);
-            }
-            assertTrue(best < 2000, "2000 posts allocated " + best + " bytes");
-            assertEmpty(p.client.reqEvd, "suppressed successes");
-            assertEquals(EpState.CONNECTED, p.client.ep.getStatus().epState());
-        }
-    }
-
-    @Test
+    @EveryTransport
     @DisplayName("RDR-17: reads within the target's max_rdma_read_in succeed back to back; a read arriving at an EP"
             + " whose max_rdma_read_in is 0 exceeds it and breaks the connection, moving nothing")
-    void readDepth() {
-        try (Pair p = new Pair(attr().maxRdmaReadIn(1).maxRdmaReadOut(4), 64).connect()) {
+    void readDepth(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), attr().maxRdmaReadIn(1).maxRdmaReadOut(4), 64).connect()) {
             sentinel(p.client.buf);
             fill(p.server.buf, 0, 1024, 45);
             for (int i = 0; i < 8; i++) {
@@ -480,7 +507,7 @@ class RdmaTest {
             }
             assertPattern(p.client.buf, 0, 1024, 45, 0, "read data");
         }
-        try (Pair p = new Pair(attr().maxRdmaReadIn(0).maxRdmaReadOut(4), 64).connect()) {
+        try (Pair p = new Pair(ia.ia(), attr().maxRdmaReadIn(0).maxRdmaReadOut(4), 64).connect()) {
             sentinel(p.client.buf);
             fill(p.server.buf, 0, 64, 46);
             byte[] target = snapshot(p.server.buf);
@@ -496,11 +523,11 @@ class RdmaTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RDR-18 RDR-02: alignment is advisory — the provider reports an optimal_buffer_alignment that"
             + " divides DAT_OPTIMAL_ALIGNMENT, and reads with odd local and remote addresses transfer exactly")
-    void alignment() {
-        try (Pair p = new Pair().connect()) {
+    void alignment(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
             int align = p.client.ia.query(0, ProviderAttr.FIELD_ALL).providerAttr().optimalBufferAlignment();
             assertTrue(align > 0 && Dat.OPTIMAL_ALIGNMENT % align == 0, "optimal_buffer_alignment " + align);
             sentinel(p.client.buf);
@@ -515,12 +542,12 @@ class RdmaTest {
         }
     }
 
-    @Test
+    @EveryTransport
     @DisplayName("RDR-20 RDR-04 RWR-04: jdat's posts are thread-safe — 2 threads post 500 reads and 500 writes each"
             + " on one EP with one duplicate cookie per thread; every transfer completes with the right bytes")
-    void concurrentPosts() throws Exception {
+    void concurrentPosts(IaUnderTest ia) throws Exception {
         EpAttr a = attr().maxRequestDtos(4096);
-        try (Pair p = new Pair(a, 4096).connect()) {
+        try (Pair p = new Pair(ia.ia(), a, 4096).connect()) {
             fill(p.server.buf, 0, 16_000, 48);
             fill(p.client.buf, 32_768, 16_000, 49);
             sentinel(p.client.buf.asSlice(0, 16_000));
@@ -564,9 +591,10 @@ class RdmaTest {
             }
             assertEquals(1000, perCookie[0]);
             assertEquals(1000, perCookie[1]);
+            assertEmpty(p.client.reqEvd, "no extra completion");
+            awaitPlaced(ia, p);
             assertPattern(p.client.buf, 0, 16_000, 48, 0, "read data");
             assertPattern(p.server.buf, 32_768, 16_000, 49, 0, "written data");
-            assertEmpty(p.client.reqEvd, "no extra completion");
         }
     }
 }

@@ -1,17 +1,16 @@
-package io.jdat.tcp;
+package io.jdat.conformance;
 
-import static io.jdat.tcp.TcpFixture.SENTINEL;
-import static io.jdat.tcp.TcpFixture.pattern;
-import static io.jdat.tcp.TcpFixture.region;
-import static io.jdat.tcp.TcpFixture.scatterInto;
-import static io.jdat.tcp.TcpFixture.sentinelImage;
-import static io.jdat.tcp.TcpFixture.spread;
 import static io.jdat.testing.DataPath.assertEmpty;
 import static io.jdat.testing.DataPath.assertQueuedSilently;
 import static io.jdat.testing.DataPath.checkDto;
 import static io.jdat.testing.DataPath.dequeued;
 import static io.jdat.testing.DataPath.dtoOk;
 import static io.jdat.testing.DataPath.next;
+import static io.jdat.testing.Images.SENTINEL;
+import static io.jdat.testing.Images.pattern;
+import static io.jdat.testing.Images.scatterInto;
+import static io.jdat.testing.Images.sentinelImage;
+import static io.jdat.testing.Images.spread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -25,44 +24,35 @@ import io.jdat.EpState;
 import io.jdat.EventNumber;
 import io.jdat.LmrTriplet;
 import io.jdat.PublicServicePoint;
-import io.jdat.tcp.TcpFixture.Ep;
-import io.jdat.tcp.TcpFixture.Node;
-import io.jdat.tcp.TcpFixture.Region;
+import io.jdat.conformance.Transports.IaUnderTest;
+import io.jdat.testing.ConnFixture.Ep;
+import io.jdat.testing.ConnFixture.Node;
+import io.jdat.testing.Images;
 import io.jdat.testing.Pair;
+import io.jdat.testing.Region;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The {@code tcp} data path over loopback, for each flavour of the wire: plain, CRC32c, 100-byte DDP
- * segments (every message is many FPDUs, with CRC) and MPA revision 1. Every byte is checked, and so is
- * every byte that must stay untouched.
+ * The data path on every transport ({@link EveryTransport}): messages, RDMA Writes and Reads of 0 B to 1 MiB
+ * through gather and scatter lists, mixed requests back to back, an RMR bind in order, reads beyond the ORD,
+ * solicited waits, both directions at once and 16 endpoints between two IAs (CONFORMANCE.md §2.1 SND, §2.2
+ * RCV, §2.3 RDR, §2.4 RWR, RMB, CON). Every byte is checked, and so is every byte that must stay untouched.
  */
-public class TcpDataPathTest {
+class DataPathTest {
     /**
-     * Message and RDMA sizes: empty, around a word, around the small-copy threshold, exactly one FPDU of
-     * LO_SMALL (82 bytes of Send, 86 of Write payload) and of the loopback MULPDU (65478 / 65482), 64 KiB + 13,
-     * 1 MiB.
+     * Message and RDMA sizes: empty, around a word, around the small-copy threshold and shm-test-small's inline
+     * size (100), exactly one FPDU of tcp-test-small (82 bytes of Send, 86 of Write payload) and of the tcp
+     * loopback MULPDU (65478 / 65482), 64 KiB + 13 (beyond shm's 16 KiB inline: cross-memory attach or
+     * fragments), 1 MiB.
      */
     private static final int[] SIZES = {0, 1, 63, 64, 82, 86, 1024, 1025, 4096, 65478, 65482, 65536 + 13, 1 << 20};
     private static final long SPAN = (2L << 20) + 8192;
 
-    @BeforeAll
-    public static void register() {
-        TcpTesting.register();
-    }
-
-    public static Stream<String> ias() {
-        return Stream.of(TcpTesting.LO, TcpTesting.LO_CRC, TcpTesting.LO_SMALL, TcpTesting.LO_REV1);
-    }
-
-    private static int seed(String ia, int test, int k) {
-        return ia.hashCode() * 31 + test * 1000 + k;
+    private static int seed(IaUnderTest ia, int test, int k) {
+        return ia.ia().hashCode() * 31 + test * 1000 + k;
     }
 
     /** EP attributes with deep queues for the tests that post many requests at once. */
@@ -73,15 +63,14 @@ public class TcpDataPathTest {
                 .requestCompletionFlags(CompletionFlags.EVD_THRESHOLD);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("ias")
+    @EveryTransport
     @DisplayName("SND-01 SND-02 SND-05 SND-09 RCV-01 RCV-02 SND-12: messages of 0 B to 1 MiB go from a 3-segment"
             + " gather into a 4-segment scatter list (last segment partial); every byte arrives, nothing else is"
             + " written")
-    void sendRecvSizes(String ia) {
-        try (Pair p = new Pair(ia, null, 64).connect()) {
-            Region src = region(p.client, SPAN);
-            Region dst = region(p.server, SPAN);
+    void sendRecvSizes(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
+            Region src = Region.on(p.client, SPAN);
+            Region dst = Region.on(p.server, SPAN);
             for (int k = 0; k < SIZES.length; k++) {
                 int n = SIZES[k];
                 byte[] msg = pattern(seed(ia, 1, k), n);
@@ -106,14 +95,13 @@ public class TcpDataPathTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("ias")
+    @EveryTransport
     @DisplayName("RWR-01 RWR-02 RWR-04 RWR-08: RDMA Writes of 0 B to 1 MiB from a 3-segment local iov land"
             + " gathered in order in the remote range, touch nothing else and produce no event at the target")
-    void rdmaWriteSizes(String ia) {
-        try (Pair p = new Pair(ia, null, 64).connect()) {
-            Region src = region(p.client, SPAN);
-            Region dst = region(p.server, SPAN);
+    void rdmaWriteSizes(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
+            Region src = Region.on(p.client, SPAN);
+            Region dst = Region.on(p.server, SPAN);
             for (int k = 0; k < SIZES.length; k++) {
                 int n = SIZES[k];
                 byte[] msg = pattern(seed(ia, 2, k), n);
@@ -129,7 +117,7 @@ public class TcpDataPathTest {
                     p.client.ep.postRdmaWrite(3, src.iov(gather), k, dst.remote(at, n), CompletionFlags.DEFAULT);
                 }
                 dtoOk(p.client.reqEvd, k, n);
-                // The write completes when its bytes are in the socket: a later message tells the target they landed.
+                // A write may complete before it is placed (tcp: once in the socket): a later message tells the target it landed.
                 p.server.ep.postRecv(1, new LmrTriplet[] {p.server.lmr.triplet(0, 64)}, 500 + k, CompletionFlags.DEFAULT);
                 p.client.ep.postSend(0, null, 600 + k, CompletionFlags.DEFAULT);
                 dtoOk(p.client.reqEvd, 600 + k, 0);
@@ -141,14 +129,13 @@ public class TcpDataPathTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("ias")
+    @EveryTransport
     @DisplayName("RDR-02 RDR-03 RDR-04 RDR-06 RDR-19: RDMA Reads of 0 B to 1 MiB into a 3-segment local iov 13 bytes"
             + " longer than the remote range: filled in order, transfered_length = bytes read, the rest untouched")
-    void rdmaReadSizes(String ia) {
-        try (Pair p = new Pair(ia, null, 64).connect()) {
-            Region src = region(p.server, SPAN);
-            Region sink = region(p.client, SPAN);
+    void rdmaReadSizes(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), null, 64).connect()) {
+            Region src = Region.on(p.server, SPAN);
+            Region sink = Region.on(p.client, SPAN);
             for (int k = 0; k < SIZES.length; k++) {
                 int n = SIZES[k];
                 byte[] msg = pattern(seed(ia, 3, k), n);
@@ -169,18 +156,17 @@ public class TcpDataPathTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("ias")
+    @EveryTransport
     @DisplayName("SND-12 RDR-04 RWR-04 SND-05 SND-09: 200 sends, writes and reads posted back to back complete in"
             + " post order with their cookies and lengths; every message, written and read byte is right")
-    void mixedBackToBack(String ia) {
+    void mixedBackToBack(IaUnderTest ia) {
         int ops = 200;
         int stride = 5120;
-        try (Pair p = new Pair(ia, deep(256), 512).connect()) {
-            Region cSrc = region(p.client, (long) stride * (ops + 1));
-            Region cSink = region(p.client, (long) stride * (ops + 1));
-            Region sDst = region(p.server, (long) stride * (ops + 1));
-            Region sSrc = region(p.server, (long) stride * (ops + 1));
+        try (Pair p = new Pair(ia.ia(), deep(256), 512).connect()) {
+            Region cSrc = Region.on(p.client, (long) stride * (ops + 1));
+            Region cSink = Region.on(p.client, (long) stride * (ops + 1));
+            Region sDst = Region.on(p.server, (long) stride * (ops + 1));
+            Region sSrc = Region.on(p.server, (long) stride * (ops + 1));
             byte[] sinkImg = sentinelImage(cSink.seg.byteSize());
             byte[] dstImg = sentinelImage(sDst.seg.byteSize());
             int[] len = new int[ops];
@@ -227,15 +213,14 @@ public class TcpDataPathTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("ias")
+    @EveryTransport
     @DisplayName("RMB-02 RMB-04 RMB-07 RWR-09: a bind posted behind an RDMA Read completes after it, in order; the"
             + " context sent right behind the bind works for the peer's Write and Read inside the window; a Write"
             + " crossing the window's end is refused: both EPs BROKEN, nothing outside the window written")
-    void rmrBindInOrder(String ia) {
-        try (Pair p = new Pair(ia, deep(64), 64).connect()) {
-            Region sr = region(p.server, 16384);
-            Region cr = region(p.client, 16384);
+    void rmrBindInOrder(IaUnderTest ia) {
+        try (Pair p = new Pair(ia.ia(), deep(64), 64).connect()) {
+            Region sr = Region.on(p.server, 16384);
+            Region cr = Region.on(p.client, 16384);
             byte[] peerData = pattern(seed(ia, 11, 0), 512);
             cr.put(0, peerData, 0, 512);
             // The client speaks first: without an RTR (revision 1) the server's Read would wait for its first
@@ -268,7 +253,7 @@ public class TcpDataPathTest {
             dtoOk(p.client.reqEvd, 6, 100);
             System.arraycopy(w, 0, before, 4096 + 924, 100);
             sr.assertImage(before, ia + ": target after a write through the RMR");
-            TcpFixture.assertImageEquals(cr.seg.asSlice(2048, 100), w, "read back through the RMR");
+            Images.assertImageEquals(cr.seg.asSlice(2048, 100), w, "read back through the RMR");
             p.client.ep.postRdmaWrite(1, cr.iov(1024, 100), 7,
                     new io.jdat.RmrTriplet(got, window.virtualAddress() + 1000, 100), CompletionFlags.DEFAULT);
             io.jdat.testing.DataPath.expectBroken(p);
@@ -276,17 +261,16 @@ public class TcpDataPathTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("ias")
+    @EveryTransport
     @DisplayName("RDR-04 RDR-16 RDR-19 CON-23: with max_rdma_read_out 1, 16 reads posted at once (up to 70 000 bytes,"
             + " many FPDUs) wait for the ORD slot and all complete in order with the right data")
-    void readsBeyondOrd(String ia) {
+    void readsBeyondOrd(IaUnderTest ia) {
         EpAttr attr = deep(64).maxRdmaReadOut(1);
-        try (Pair p = new Pair(ia, attr, 64).connect()) {
+        try (Pair p = new Pair(ia.ia(), attr, 64).connect()) {
             assertEquals(1, p.client.ep.query(io.jdat.EpParam.FIELD_ALL).epAttr().maxRdmaReadOut());
             int stride = 70_016;
-            Region src = region(p.server, 16L * stride);
-            Region sink = region(p.client, 16L * stride);
+            Region src = Region.on(p.server, 16L * stride);
+            Region sink = Region.on(p.client, 16L * stride);
             byte[] img = sentinelImage(sink.seg.byteSize());
             int[] len = new int[16];
             for (int i = 0; i < 16; i++) {
@@ -308,13 +292,12 @@ public class TcpDataPathTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("ias")
+    @EveryTransport
     @DisplayName("SND-10 RCV-04: with recv_completion_flags SOLICITED_WAIT, unsolicited messages are queued without"
             + " waking the waiter; a send with SOLICITED_WAIT arrives as a solicited event and wakes it")
-    void solicitedWait(String ia) {
+    void solicitedWait(IaUnderTest ia) {
         EpAttr attr = deep(64).recvCompletionFlags(CompletionFlags.SOLICITED_WAIT);
-        try (Pair p = new Pair(ia, attr, 64).connect()) {
+        try (Pair p = new Pair(ia.ia(), attr, 64).connect()) {
             byte[] msg = pattern(seed(ia, 6, 0), 300);
             p.client.buf.asSlice(0, 300).copyFrom(java.lang.foreign.MemorySegment.ofArray(msg));
             for (int i = 1; i <= 3; i++) {
@@ -341,22 +324,21 @@ public class TcpDataPathTest {
             checkDto(third, DtoCompletionStatus.SUCCESS, 3);
             assertEquals(100, third.transferredLength());
             for (int i = 1; i <= 3; i++) {
-                TcpFixture.assertImageEquals(p.server.buf.asSlice(1024L * i, 100),
+                Images.assertImageEquals(p.server.buf.asSlice(1024L * i, 100),
                         java.util.Arrays.copyOfRange(msg, 100 * (i - 1), 100 * i), "message " + i);
             }
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("ias")
+    @EveryTransport
     @DisplayName("SND-09 SND-12 RCV-02: client and server send 2000 messages each to each other at once, from two"
             + " threads; every message arrives in order, whole and exact")
-    void bothDirectionsAtOnce(String ia) throws Exception {
+    void bothDirectionsAtOnce(IaUnderTest ia) throws Exception {
         int n = 2000;
         int stride = 1536;
-        try (Pair p = new Pair(ia, deep(2048), 4096).connect()) {
-            Region[] src = {region(p.client, (long) n * stride), region(p.server, (long) n * stride)};
-            Region[] dst = {region(p.client, (long) n * stride), region(p.server, (long) n * stride)};
+        try (Pair p = new Pair(ia.ia(), deep(2048), 4096).connect()) {
+            Region[] src = {Region.on(p.client, (long) n * stride), Region.on(p.server, (long) n * stride)};
+            Region[] dst = {Region.on(p.client, (long) n * stride), Region.on(p.server, (long) n * stride)};
             Pair.Side[] sides = {p.client, p.server};
             int[][] len = new int[2][n];
             byte[][] img = new byte[2][];
@@ -393,7 +375,7 @@ public class TcpDataPathTest {
                     } catch (Throwable e) {
                         failure.compareAndSet(null, e);
                     }
-                }, "tcp-test-" + (s == 0 ? "client" : "server"));
+                }, "data-path-" + (s == 0 ? "client" : "server"));
                 t.start();
                 threads.add(t);
             }
@@ -409,15 +391,14 @@ public class TcpDataPathTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("ias")
+    @EveryTransport
     @DisplayName("CON-02 CON-04 CRQ-01 SND-09 RWR-02 RDR-02: 16 EPs connected at once between the same two IAs each"
             + " carry their own traffic (sends both ways, a write and a read), none mixed up with another's")
-    void sixteenEndpoints(String ia) {
+    void sixteenEndpoints(IaUnderTest ia) {
         int eps = 16;
         int stride = 64 * 1024;
-        try (Node client = new Node(ia); Node server = new Node(ia)) {
-            PublicServicePoint psp = server.listen();
+        try (Node client = new Node(ia.ia()); Node server = new Node(ia.ia())) {
+            PublicServicePoint psp = server.listenAny();
             Ep[] c = new Ep[eps];
             Ep[] s = new Ep[eps];
             for (int i = 0; i < eps; i++) {
@@ -425,7 +406,7 @@ public class TcpDataPathTest {
                 s[i] = server.ep(deep(64), 128);
             }
             for (int i = 0; i < eps; i++) {
-                c[i].connect(server, psp.connQual(), new byte[] {(byte) i}, TcpFixture.WAIT_US);
+                c[i].connect(server, psp.connQual(), new byte[] {(byte) i});
             }
             boolean[] seen = new boolean[eps];
             for (int k = 0; k < eps; k++) {
@@ -442,8 +423,8 @@ public class TcpDataPathTest {
                 DatEvent est = c[i].expectConn(EventNumber.CONNECTION_EVENT_ESTABLISHED);
                 assertEquals(100 + i, est.privateData()[0], "accept data reaches its own requester");
             }
-            Region cr = client.region((long) eps * stride);
-            Region sr = server.region((long) eps * stride);
+            Region cr = Region.on(client, (long) eps * stride);
+            Region sr = Region.on(server, (long) eps * stride);
             byte[] cImg = sentinelImage(cr.seg.byteSize());
             byte[] sImg = sentinelImage(sr.seg.byteSize());
             int msgs = 8;

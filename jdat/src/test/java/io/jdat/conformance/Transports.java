@@ -1,0 +1,59 @@
+package io.jdat.conformance;
+
+import io.jdat.shm.ShmTesting;
+import io.jdat.tcp.TcpTesting;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The IAs the conformance suite runs on: every transport, in the configurations that take different paths
+ * through it. A test marked {@link EveryTransport} runs once for each. <b>A new transport joins the whole suite
+ * with one line here</b> (its IA name, how its tests register it, and its traits).
+ */
+public final class Transports {
+    /** One line per transport configuration. */
+    private static final List<IaUnderTest> ALL = List.of(
+            // mem: one JVM, the reference for every rule the core implements
+            new IaUnderTest("mem", "mem", false, () -> { }),
+            // tcp (iWARP over loopback): plain, CRC32c, 100-byte FPDUs (every message many FPDUs), MPA revision 1
+            new IaUnderTest(TcpTesting.LO, "tcp", true, TcpTesting::register),
+            new IaUnderTest(TcpTesting.LO_CRC, "tcp", true, TcpTesting::register),
+            new IaUnderTest(TcpTesting.LO_SMALL, "tcp", true, TcpTesting::register),
+            new IaUnderTest(TcpTesting.LO_REV1, "tcp", true, TcpTesting::register),
+            // shm: inline and cross-memory attach; without cross-memory attach (fragments, staging); tiny rings
+            new IaUnderTest(ShmTesting.SHM, "shm", false, ShmTesting::register),
+            new IaUnderTest(ShmTesting.SHM_BOUNCE, "shm", false, ShmTesting::register),
+            new IaUnderTest(ShmTesting.SHM_SMALL, "shm", false, ShmTesting::register));
+            // verbs (issue 17) joins here, e.g. new IaUnderTest(VerbsTesting.SIW, "verbs", ..., VerbsTesting::register)
+
+    private Transports() {
+    }
+
+    /**
+     * The arguments of an {@link EveryTransport} test: every IA of {@link #ALL}, registered (again: a test may
+     * have reloaded the registry).
+     */
+    public static Stream<IaUnderTest> all() {
+        ALL.forEach(t -> t.register().run());
+        return ALL.stream();
+    }
+
+    /**
+     * One registered IA name of one transport, as a test sees it.
+     *
+     * @param ia                    the registry name a test opens
+     * @param transport             the transport library name ({@code mem}, {@code tcp}, {@code shm})
+     * @param requestCompletesWhenSent whether a Send or RDMA Write completes once its bytes are handed to the
+     *                                 network (tcp: in the socket), before the peer placed them; then the peer's
+     *                                 refusal may come too late to be the request's status, which is SUCCESS
+     *                                 (API.md allows either), and sends waiting for receives are not outstanding
+     * @param register              adds {@code ia} to the registry if it is not there
+     */
+    public record IaUnderTest(String ia, String transport, boolean requestCompletesWhenSent, Runnable register) {
+        /** The IA name: what a parameterized test's display name shows. */
+        @Override
+        public String toString() {
+            return ia;
+        }
+    }
+}
