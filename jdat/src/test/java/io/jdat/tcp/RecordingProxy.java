@@ -101,6 +101,12 @@ final class RecordingProxy implements AutoCloseable {
             }
         } catch (SocketException e) {
             end = "RST (" + e.getMessage() + ")";
+            try { // pass the reset on
+                to.setSoLinger(true, 0);
+                to.close();
+            } catch (IOException ignored) {
+                // closed already
+            }
         } catch (IOException | InterruptedException e) {
             end = "error " + e;
         }
