@@ -79,6 +79,35 @@ class PeerTimeoutTest {
     private static void signal(long pid, String sig) throws Exception {
         Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start();
         assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "kill -" + sig + " " + pid);
+        if (sig.equals("STOP")) {
+            // kill(2) only queues the signal: wait until every thread of the child is stopped (state T), so
+            // that nothing the test does afterwards can still be served by a thread on its way to stopping.
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (!allStopped(pid)) {
+                assertTrue(System.nanoTime() < until, "the child " + pid + " did not stop");
+                Thread.sleep(5);
+            }
+        }
+    }
+
+    private static boolean allStopped(long pid) throws java.io.IOException {
+        String[] tasks = new java.io.File("/proc/" + pid + "/task").list();
+        if (tasks == null) {
+            return false;
+        }
+        for (String t : tasks) {
+            String st;
+            try {
+                st = java.nio.file.Files.readString(Path.of("/proc/" + pid + "/task/" + t + "/stat"));
+            } catch (java.nio.file.NoSuchFileException e) {
+                continue; // the thread ended
+            }
+            char state = st.charAt(st.lastIndexOf(')') + 2);
+            if (state != 'T' && state != 't') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** This side of the connection. */

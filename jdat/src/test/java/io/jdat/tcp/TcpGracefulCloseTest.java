@@ -134,7 +134,7 @@ class TcpGracefulCloseTest {
     }
 
     @Test
-    @DisplayName("IAC-02: an EP freed right after its RDMA Writes completed, then a graceful IA close: the closing"
+    @DisplayName("IAC-04: an EP freed right after its RDMA Writes completed, then a graceful IA close: the closing"
             + " connection drains to the slow peer (every Write arrives, the peer sees DISCONNECTED, the client's"
             + " stream ends with a FIN, not a reset)")
     void gracefulIaCloseDrainsAFreedEpsConnection() throws Exception {
