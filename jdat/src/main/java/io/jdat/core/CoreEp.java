@@ -1045,8 +1045,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         postRequestCompletion(op, rmr, cookie, flags, status, length);
         boolean drained = state == S.DP && head + 1 == req.tail;
         if (drained) {
-            Timers.execute(() -> enterDisconnectedFrom(S.DP, EventNumber.CONNECTION_EVENT_DISCONNECTED,
-                    Channel.CLOSE_DISCONNECT));
+            Timers.execute(this::endGracefulDisconnect);
         }
     }
 
@@ -1358,6 +1357,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             throw Fail.param(2, "undefined disconnect flags " + flags + " (DSC-16)");
         }
         Transport.ConnectAttempt at = null;
+        boolean graceful = false;
         txLock.lock();
         try {
             lock.lock();
@@ -1374,7 +1374,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
                         }
                         break;
                     case C:
-                        if (flags == CloseFlags.GRACEFUL && req.tail != req.head) {
+                        if (flags == CloseFlags.GRACEFUL) {
                             // DSC-06: let outstanding requests finish. State first, then the counters
                             // again: a completion that ran before DP was visible saw state C and did not
                             // end the disconnect, so if nothing is left now, end it here (the
@@ -1383,6 +1383,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
                             if (req.tail != req.head) {
                                 return;
                             }
+                            graceful = true;
                         }
                         break;
                     case ACP:
@@ -1396,6 +1397,28 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             }
             if (at != null) {
                 at.cancel();
+            }
+            if (graceful) {
+                endGracefulDisconnect();
+                return;
+            }
+            enterDisconnected(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_DISCONNECT);
+        } finally {
+            txLock.unlock();
+        }
+    }
+
+    /**
+     * A graceful disconnect whose requests all finished: the transport drains the connection and reports its
+     * end ({@link Channel#disconnectGracefully}: DISCONNECTED once the peer has everything); a transport with
+     * nothing to wait for ends it now.
+     */
+    private void endGracefulDisconnect() {
+        txLock.lock();
+        try {
+            Channel ch = channel;
+            if (state != S.DP || (ch != null && ch.disconnectGracefully())) {
+                return;
             }
             enterDisconnected(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_DISCONNECT);
         } finally {

@@ -397,7 +397,11 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
                 }
             }
         }
-        transport.close();
+        if (iaFlags == CloseFlags.GRACEFUL) {
+            transport.closeGracefully(); // connections closed by dat_ep_free deliver their last bytes
+        } else {
+            transport.close();
+        }
         IaMBean b = mbean;
         if (b != null) {
             b.unregister();

@@ -43,6 +43,10 @@ import java.lang.invoke.VarHandle;
  *       published by the sequence's release</td></tr>
  *   <tr><td>{@value #TAKEN_SEQ}</td><td>8</td><td>sequence number of the last chunk this side took from the
  *       <em>peer's</em> staging area</td><td>the side</td><td>release store / acquire load</td></tr>
+ *   <tr><td>{@value #HEARTBEAT}</td><td>8</td><td>heartbeat: a count this side's progress thread advances every
+ *       {@value ShmProgress#HEARTBEAT_MILLIS} ms or so while it runs; a peer with a liveness bound
+ *       ({@code peer_timeout}) breaks the connection when it stops moving</td><td>the side</td><td>opaque
+ *       store / opaque load</td></tr>
  * </table>
  * The staging protocol: the owner of the data writes a chunk only when the peer's taken sequence equals its own
  * staged sequence, then releases {@code staged + 1}; the peer copies the chunk out and releases its taken
@@ -68,6 +72,7 @@ final class ConnectionLayout {
     static final int STAGED_SEQ = RingDescriptor.LINE;
     static final int STAGED_LENGTH = RingDescriptor.LINE + 8;
     static final int TAKEN_SEQ = 2 * RingDescriptor.LINE;
+    static final int HEARTBEAT = 3 * RingDescriptor.LINE;
 
     static final int OPEN = 0;
     static final int DISCONNECTED = 1;

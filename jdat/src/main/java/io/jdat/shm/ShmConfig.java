@@ -26,7 +26,10 @@ import java.util.Locale;
  *   <li>{@code staging}: bytes of each side's read-staging area, used for RDMA Read data without cross-memory
  *       attach (262144);</li>
  *   <li>{@code xmem}: {@code auto} uses cross-memory attach where the kernel permits it, {@code off} never
- *       (fragments and staging only).</li>
+ *       (fragments and staging only);</li>
+ *   <li>{@code peer_timeout}: the liveness bound in milliseconds, 0 (the default) for none: a connection whose
+ *       peer's heartbeat ({@link ConnectionLayout#HEARTBEAT}) does not move for this long breaks
+ *       ({@code DAT_CONNECTION_EVENT_BROKEN}; see {@code docs/liveness.md}).</li>
  * </ul>
  *
  * @param name        the IA's name, or null for a fresh one
@@ -35,8 +38,10 @@ import java.util.Locale;
  * @param inline      largest inline payload
  * @param staging     bytes per staging area
  * @param crossMemory use cross-memory attach where permitted
+ * @param peerTimeoutMillis the liveness bound, 0 for none
  */
-record ShmConfig(String name, Path baseDir, int ringCapacity, int inline, int staging, boolean crossMemory) {
+record ShmConfig(String name, Path baseDir, int ringCapacity, int inline, int staging, boolean crossMemory,
+        int peerTimeoutMillis) {
     static final int DEFAULT_RING = 1 << 20;
 
     /** Parses IA parameters; a bad word is {@code DAT_INVALID_PARAMETER}. */
@@ -47,6 +52,7 @@ record ShmConfig(String name, Path baseDir, int ringCapacity, int inline, int st
         int inline = 16384;
         int staging = 256 * 1024;
         boolean xmem = true;
+        int peerTimeout = 0;
         String s = params == null ? "" : params.trim();
         if (!s.isEmpty()) {
             for (String w : s.split("\\s+")) {
@@ -79,13 +85,14 @@ record ShmConfig(String name, Path baseDir, int ringCapacity, int inline, int st
                         case "off" -> false;
                         default -> throw bad(w);
                     };
+                    case "peer_timeout" -> peerTimeout = v.equals("0") ? 0 : range(v, 100, 86_400_000, w);
                     default -> throw bad(w);
                 }
             }
         }
         // the inline payload must fit one ring record with the largest record header
         inline = Math.min(inline, RingDescriptor.maxPayload(ring) - Records.MAX_HEADER);
-        return new ShmConfig(name, dir, ring, inline, staging, xmem);
+        return new ShmConfig(name, dir, ring, inline, staging, xmem, peerTimeout);
     }
 
     private static int range(String v, int lo, int hi, String w) {
@@ -103,6 +110,6 @@ record ShmConfig(String name, Path baseDir, int ringCapacity, int inline, int st
 
     private static DatException bad(String w) {
         return new DatException(DatReturnType.INVALID_PARAMETER, "shm IA parameter not understood: " + w
-                + " (name=NAME, dir=PATH, ring=BYTES, inline=BYTES, staging=BYTES, xmem=auto|off)");
+                + " (name=NAME, dir=PATH, ring=BYTES, inline=BYTES, staging=BYTES, xmem=auto|off, peer_timeout=MS)");
     }
 }

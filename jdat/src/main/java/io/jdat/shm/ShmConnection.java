@@ -59,6 +59,12 @@ final class ShmConnection implements Channel {
     private static final int ENDED_DISCONNECTED = 1;
     private static final int ENDED_BROKEN = 2;
     private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
+    /** The liveness bound ({@code peer_timeout}), 0 for none. */
+    private final long peerTimeoutNanos;
+    /** This side's heartbeat count, and the peer's as last seen and when it last moved (progress thread). */
+    private long myBeat;
+    private long peerBeat;
+    private long peerBeatSeen;
 
     ShmConnection(ShmTransport transport, boolean activeSide, SocketChannel ch, Arena arena, MappedFile mapped,
             int ringCapacity, int staging, long peerPid, long localPort, UnixDomainSocketAddress remote,
@@ -73,6 +79,8 @@ final class ShmConnection implements Channel {
         this.localPort = localPort;
         this.remote = remote;
         this.remotePort = remotePort;
+        this.peerTimeoutNanos = transport.config.peerTimeoutMillis() * 1_000_000L;
+        this.peerBeatSeen = System.nanoTime();
         this.myBlock = file.asSlice(ConnectionLayout.blockOffset(activeSide), ConnectionLayout.BLOCK_LENGTH);
         this.peerBlock = file.asSlice(ConnectionLayout.blockOffset(!activeSide), ConnectionLayout.BLOCK_LENGTH);
         MemorySegment outRing = file.asSlice(ConnectionLayout.ringOffset(ringCapacity, activeSide),
@@ -283,6 +291,43 @@ final class ShmConnection implements Channel {
     void awake() {
         if (!closed) {
             rx.awake();
+        }
+    }
+
+    /**
+     * Liveness, on the progress thread (which also unmaps, so the mapping is there while {@link #closed} is
+     * false): advances this side's heartbeat, and with a liveness bound breaks the connection when the peer's
+     * heartbeat has not moved for that long.
+     */
+    void heartbeat(long now) {
+        if (closed) {
+            return;
+        }
+        try {
+            ConnectionLayout.LONG.setOpaque(myBlock, (long) ConnectionLayout.HEARTBEAT, ++myBeat);
+            if (peerTimeoutNanos == 0) {
+                return;
+            }
+            long b = (long) ConnectionLayout.LONG.getOpaque(peerBlock, (long) ConnectionLayout.HEARTBEAT);
+            if (b != peerBeat) {
+                peerBeat = b;
+                peerBeatSeen = now;
+                return;
+            }
+        } catch (IllegalStateException | InternalError e) {
+            return; // unmapped or truncated: the receive path reports it
+        }
+        long quiet = now - peerBeatSeen;
+        if (quiet > peerTimeoutNanos) {
+            rxLock.lock();
+            try {
+                if (!closed) {
+                    rx.peerSilent("the peer's heartbeat stood still for " + quiet / 1_000_000 + " ms (peer_timeout "
+                            + peerTimeoutNanos / 1_000_000 + " ms)");
+                }
+            } finally {
+                rxLock.unlock();
+            }
         }
     }
 

@@ -40,6 +40,10 @@ final class ShmProgress implements Runnable {
     private static final long SELECT_MILLIS = 100;
     /** Spin after the last traffic before sleeping (system property {@code jdat.shm.progressSpinNanos}). */
     static final long SPIN_NANOS = Long.getLong("jdat.shm.progressSpinNanos", 20_000L);
+    /** How often the thread advances each connection's heartbeat and checks the peer's. */
+    static final long HEARTBEAT_MILLIS = 50;
+    private static final long HEARTBEAT_NANOS = HEARTBEAT_MILLIS * 1_000_000L;
+    private long lastHeartbeat;
 
     private final Selector selector;
     private final Thread thread;
@@ -168,8 +172,15 @@ final class ShmProgress implements Runnable {
         while (running) {
             try {
                 runTasks();
+                long t = System.nanoTime();
+                if (t - lastHeartbeat > HEARTBEAT_NANOS) {
+                    lastHeartbeat = t;
+                    for (ShmConnection c : connections.snapshot()) {
+                        c.heartbeat(t);
+                    }
+                }
                 long lp = lastPoll;
-                if (lp != 0 && System.nanoTime() - lp < POLLER_GRACE_NANOS) {
+                if (lp != 0 && t - lp < POLLER_GRACE_NANOS) {
                     LockSupport.parkNanos(this, POLLER_PARK_MILLIS * 1_000_000L);
                     selector.selectNow(readyAction); // peers' ends; the poller moves the bytes
                     continue;

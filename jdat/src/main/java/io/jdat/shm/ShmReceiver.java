@@ -667,6 +667,11 @@ final class ShmReceiver implements RecordHandler {
         return fail(ConnectionLayout.ERROR_NONE, "protocol violation by the peer: " + what);
     }
 
+    /** The peer's heartbeat stopped for longer than the liveness bound: the connection breaks (rxLock held). */
+    void peerSilent(String why) {
+        fail(ConnectionLayout.ERROR_NONE, why);
+    }
+
     void peerCorrupt(String what) {
         fail(ConnectionLayout.ERROR_NONE, "the peer corrupted the connection: " + what);
     }

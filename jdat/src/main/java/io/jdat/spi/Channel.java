@@ -41,6 +41,20 @@ public interface Channel {
     void recvPosted();
 
     /**
+     * A graceful {@code dat_ep_disconnect} with nothing outstanding: the transport delivers what it accepted
+     * (every byte of every request it reported complete reaches the peer), ends its direction of the
+     * connection, and reports the end through {@link ChannelSink#remoteDisconnected} once the peer closed its
+     * own, or {@link ChannelSink#broken} when that does not happen within a bound of its own. Meanwhile it
+     * keeps receiving. Idempotent.
+     *
+     * @return false when the transport has nothing to wait for: the core ends the connection at once (with
+     *         {@link #close} and {@link #CLOSE_DISCONNECT}), which is the default
+     */
+    default boolean disconnectGracefully() {
+        return false;
+    }
+
+    /**
      * Stops the connection. When this returns the transport reports no further completion and takes no
      * further receive buffer; the core flushes whatever is still outstanding. Idempotent.
      *

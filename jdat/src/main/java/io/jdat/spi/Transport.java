@@ -77,6 +77,16 @@ public interface Transport {
      */
     void close();
 
+    /**
+     * Closes the transport for {@code dat_ia_close} with {@code DAT_CLOSE_GRACEFUL_FLAG}: every endpoint is
+     * gone, but connections they closed may still be handing their last bytes to the peer; a transport lets
+     * them finish (within a bound of its own) before it closes as {@link #close} does. The default is
+     * {@link #close}.
+     */
+    default void closeGracefully() {
+        close();
+    }
+
     /** A listening qualifier. */
     interface Listener {
         /** {@return the qualifier listened on} */

@@ -132,7 +132,7 @@ final class MpaActive implements Transport.ConnectAttempt {
             }
             boolean crc = cfg.crc() || reply.crc();
             int ordLimit = reply.enhanced() ? Math.min(ord, reply.ird()) : ord;
-            TcpConnection conn = new TcpConnection(transport, ch, crc, cfg.mulpduFor(remote.getAddress()), ird,
+            TcpConnection conn = new TcpConnection(transport, ch, crc, cfg.mulpduFor(ch), ird,
                     ordLimit, rtr, false);
             if (!state.compareAndSet(PENDING, DONE)) {
                 closeQuietly();

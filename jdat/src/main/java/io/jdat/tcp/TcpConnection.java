@@ -17,15 +17,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ends.
  *
  * <p>Endings: the peer's FIN at an FPDU boundary is {@code DISCONNECTED}; a reset, a stream cut inside an
- * FPDU, a Terminate either way or a failed send is {@code BROKEN}. The core hears of it once, from the IA's
- * progress thread, never from under this connection's locks. {@link #close} with
- * {@link Channel#CLOSE_DISCONNECT} sends a FIN and reads until the peer's FIN (so that unread bytes do not
- * turn the close into a reset); {@link Channel#CLOSE_BREAK} resets the stream, unless a Terminate is on its
- * way, which a FIN then follows.
+ * FPDU, a Terminate either way, a failed send, a graceful close the peer does not finish within
+ * {@code close_timeout} or a peer silent for {@code peer_timeout} is {@code BROKEN}. The core hears of it
+ * once, from the IA's progress thread, never from under this connection's locks.
+ *
+ * <p>Closing. {@link #disconnectGracefully} (a graceful {@code dat_ep_disconnect} with nothing outstanding) sends what is
+ * held, then the FIN, and keeps receiving: the peer's FIN, which it sends once it read everything before
+ * ours, ends the connection as {@code DISCONNECTED}, so that the event means every byte reported complete
+ * reached the peer. {@link #close} with {@link Channel#CLOSE_DISCONNECT} or {@link Channel#CLOSE_SILENT}
+ * sends a FIN after what the socket holds and reads (dropping) until the peer's FIN, so that unread bytes do
+ * not turn the close into a reset, for at most {@code close_timeout}; {@link Channel#CLOSE_BREAK} resets the
+ * stream, unless a Terminate is on its way, which a FIN then follows.
+ *
+ * <p>Liveness ({@code peer_timeout}, off by default): every byte read from the peer, and every byte the
+ * peer's TCP takes, is a sign of life; after a third of the bound without one the transmitter asks for one
+ * with a zero-length RDMA Read ({@link TcpTransmitter#probe}); after the whole bound the connection breaks.
+ * TCP keepalive cannot do this: a stopped process's kernel answers it.
  */
 final class TcpConnection implements Channel {
-    /** How long a closing stream waits for the peer's FIN before it is reset. */
-    static final long LINGER_NANOS = 2_000_000_000L;
 
     final TcpTransport transport;
     final SocketChannel ch;
@@ -54,6 +63,14 @@ final class TcpConnection implements Channel {
     volatile boolean closed;
     /** Closing gracefully: the progress thread reads and drops until the peer's FIN or this deadline. */
     volatile long lingerUntil;
+    /** Draining ({@link #disconnectGracefully}): the peer must close its side by this deadline (0: not draining). */
+    private volatile long drainUntil;
+    /** How long a graceful close waits for the peer ({@code close_timeout}). */
+    private final long closeTimeoutNanos;
+    /** The liveness bound ({@code peer_timeout}), 0 for none. */
+    private final long peerTimeoutNanos;
+    /** When the peer last showed life (bytes read, bytes its TCP took); kept only with a liveness bound. */
+    private volatile long lastSign;
 
     /**
      * Wraps an established stream.
@@ -72,6 +89,9 @@ final class TcpConnection implements Channel {
         this.ordLimit = ordLimit;
         this.local = (InetSocketAddress) ch.getLocalAddress();
         this.remote = (InetSocketAddress) ch.getRemoteAddress();
+        this.closeTimeoutNanos = transport.config.closeTimeoutMillis() * 1_000_000L;
+        this.peerTimeoutNanos = transport.config.peerTimeoutMillis() * 1_000_000L;
+        this.lastSign = System.nanoTime();
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
         this.tx = new TcpTransmitter(this, ch, crc, mulpdu, irdLimit, ordLimit, sendRtr, holdFirstFpdu);
@@ -129,6 +149,23 @@ final class TcpConnection implements Channel {
             // The waiting Send may be staged whole, so no read readiness will come: run a receive pass.
             transport.progress.execute(rx::poll);
         }
+    }
+
+    /**
+     * A graceful disconnect with nothing outstanding: what is held goes out, then the FIN; the peer's FIN
+     * ends the connection ({@code remoteDisconnected}), or {@code close_timeout} does ({@code broken}).
+     */
+    @Override
+    public boolean disconnectGracefully() {
+        if (closed) {
+            return false;
+        }
+        if (drainUntil == 0) {
+            drainUntil = (System.nanoTime() + closeTimeoutNanos) | 1;
+            tx.finish();
+            transport.progress.wake();
+        }
+        return true;
     }
 
     @Override
@@ -189,6 +226,47 @@ final class TcpConnection implements Channel {
 
     int interest() {
         return interest;
+    }
+
+    /** Bytes came from the peer: a sign of life (receive path). */
+    void heard() {
+        if (peerTimeoutNanos != 0) {
+            lastSign = System.nanoTime();
+        }
+    }
+
+    /** The peer's TCP took bytes: a sign of life too (transmit path). */
+    void wrote() {
+        if (peerTimeoutNanos != 0) {
+            lastSign = System.nanoTime();
+        }
+    }
+
+    /**
+     * The deadlines of an open connection (progress thread, a few times a second): a drain the peer did not
+     * finish in {@code close_timeout}, and the liveness bound: a probe after a third of it without a sign of
+     * life, the end after all of it.
+     */
+    void checkDeadlines(long now) {
+        if (closed) {
+            return;
+        }
+        long d = drainUntil;
+        if (d != 0 && now - d > 0) {
+            notifyCore(true, "the peer did not close its side within close_timeout ("
+                    + closeTimeoutNanos / 1_000_000 + " ms) of a graceful disconnect");
+            return;
+        }
+        long bound = peerTimeoutNanos;
+        if (bound != 0) {
+            long quiet = now - lastSign;
+            if (quiet > bound) {
+                notifyCore(true, "no sign of life from the peer for " + quiet / 1_000_000 + " ms (peer_timeout "
+                        + bound / 1_000_000 + " ms)");
+            } else if (quiet > bound / 3) {
+                tx.probe();
+            }
+        }
     }
 
     /** The receive path stopped: {@link TcpReceiver#EOF} or {@link TcpReceiver#BROKEN}. */
@@ -254,7 +332,7 @@ final class TcpConnection implements Channel {
             abort();
             return;
         }
-        lingerUntil = System.nanoTime() + LINGER_NANOS;
+        lingerUntil = System.nanoTime() + closeTimeoutNanos;
         readInterest(true);
         transport.progress.wake();
     }
@@ -302,6 +380,11 @@ final class TcpConnection implements Channel {
         }
         transport.progress.remove(this);
         transport.connections.remove(this);
+    }
+
+    /** True while the stream lingers in a graceful close ({@link #finish}). */
+    boolean lingering() {
+        return lingerUntil != 0;
     }
 
     /** The IA closes: reset without calling back into the core. */

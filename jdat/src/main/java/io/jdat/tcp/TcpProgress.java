@@ -134,8 +134,13 @@ final class TcpProgress implements Runnable {
         while (running) {
             try {
                 runTasks();
+                long t = System.nanoTime();
+                if (t - lastHousekeeping > SELECT_MILLIS * 1_000_000L) {
+                    lastHousekeeping = t; // also while a consumer polls: deadlines do not wait for it
+                    housekeeping();
+                }
                 long lp = lastPoll;
-                if (lp != 0 && System.nanoTime() - lp < POLLER_GRACE_NANOS) {
+                if (lp != 0 && t - lp < POLLER_GRACE_NANOS) {
                     LockSupport.parkNanos(this, POLLER_PARK_NANOS);
                     continue;
                 }
@@ -151,10 +156,6 @@ final class TcpProgress implements Runnable {
                     lastActive = now;
                 } else {
                     Thread.onSpinWait();
-                }
-                if (now - lastHousekeeping > SELECT_MILLIS * 1_000_000L) {
-                    lastHousekeeping = now;
-                    housekeeping();
                 }
             } catch (IOException | RuntimeException e) {
                 if (!running) {
@@ -195,14 +196,18 @@ final class TcpProgress implements Runnable {
         }
     }
 
-    /** Receive-not-ready deadlines and lingering closes that saw no traffic. */
+    /** Receive-not-ready deadlines, lingering closes that saw no traffic, drain and liveness deadlines. */
     private void housekeeping() {
+        long now = System.nanoTime();
         for (TcpConnection c : connections.snapshot()) {
             if (c.lingerUntil != 0) {
                 c.linger(lingerBuffer);
-            } else if (c.rx.stalled()) {
+                continue;
+            }
+            if (c.rx.stalled()) {
                 c.rx.poll();
             }
+            c.checkDeadlines(now);
         }
     }
 }

@@ -140,6 +140,9 @@ final class TcpReceiver {
         } finally {
             lock.unlock();
         }
+        if (progress) {
+            conn.heard();
+        }
         if (out != OK) {
             conn.receiverEnded(out, reason);
         }

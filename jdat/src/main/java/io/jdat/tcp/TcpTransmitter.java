@@ -113,6 +113,14 @@ final class TcpTransmitter {
     private int terminateWord;
     private boolean failed;
     private boolean closed;
+    /** A graceful close: send what is held, then the FIN ({@link #finish}). */
+    private boolean finishing;
+    /** The FIN went out: nothing more is sent. */
+    private boolean finSent;
+    /** A liveness probe (a zero-length RDMA Read) is wanted ({@link #probe}). */
+    private boolean probePending;
+    /** The probe's place in the Read ring: it completes nothing. */
+    private final WorkRequest probeRead = new WorkRequest(1);
     /** A thread found the lock held and left work for its holder. */
     private volatile boolean work;
 
@@ -144,6 +152,7 @@ final class TcpTransmitter {
             trailers[i] = tails.slice(i * 8, 8).order(ByteOrder.BIG_ENDIAN);
         }
         resp = new ReadResponse[Math.max(irdLimit, 1)];
+        probeRead.set(WorkRequest.Op.RDMA_READ, 0, 0, 0, 0);
     }
 
     // ------------------------------------------------------------------ entry points
@@ -292,7 +301,9 @@ final class TcpTransmitter {
             if (closed) {
                 return;
             }
-            markDone(readOrder[i], DtoCompletionStatus.SUCCESS, wr.remoteLength()); // bytes read, not the sink's size
+            if (wr != probeRead) {
+                markDone(readOrder[i], DtoCompletionStatus.SUCCESS, wr.remoteLength()); // bytes read, not the sink's size
+            }
             flushLocked(); // reports it, and sends a Read that waited for an ORD slot
         } finally {
             lock.unlock();
@@ -351,6 +362,39 @@ final class TcpTransmitter {
         }
     }
 
+    /**
+     * A graceful close (dat_ep_disconnect with nothing outstanding): sends what is still held (the rest of the
+     * batch in flight, Read Responses owed to the peer), then the FIN. Nothing is reported or sent after it.
+     */
+    void finish() {
+        lock.lock();
+        try {
+            if (!closed && !finishing) {
+                finishing = true;
+                flushLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Asks the peer for a sign of life: a zero-length RDMA Read (its response carries nothing), when no Read is
+     * outstanding (the response to one is awaited anyway) and the stream may carry it (liveness, see
+     * {@link TcpConnection#checkDeadlines}).
+     */
+    void probe() {
+        lock.lock();
+        try {
+            if (!closed && !failed && !finishing && !terminateQueued && readHead == readTail && !probePending) {
+                probePending = true;
+                flushLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** True once a Terminate was queued: the stream must end with a FIN, not a reset. */
     boolean terminating() {
         return terminateQueued;
@@ -390,13 +434,20 @@ final class TcpTransmitter {
     // ------------------------------------------------------------------ the send loop (lock held)
 
     private void flushLocked() {
+        if (finSent) {
+            return; // a Read Request that came after our FIN goes unanswered: the peer flushes it at our FIN
+        }
         try {
             for (;;) {
                 if (iovFirst < iovCount) {
+                    long n;
                     if (iovCount - iovFirst == 1) {
-                        ch.write(iov[iovFirst]); // one small FPDU: the plain write is cheaper than writev
+                        n = ch.write(iov[iovFirst]); // one small FPDU: the plain write is cheaper than writev
                     } else {
-                        ch.write(iov, iovFirst, iovCount - iovFirst);
+                        n = ch.write(iov, iovFirst, iovCount - iovFirst);
+                    }
+                    if (n > 0) {
+                        conn.wrote();
                     }
                     while (iovFirst < iovCount && !iov[iovFirst].hasRemaining()) {
                         iovFirst++;
@@ -412,6 +463,10 @@ final class TcpTransmitter {
                 }
                 if (!buildBatch()) {
                     conn.writeInterest(false);
+                    if (finishing && rsHead == rsTail && !terminateQueued) {
+                        finSent = true;
+                        conn.ch.shutdownOutput(); // everything is in the socket: the FIN follows it
+                    }
                     break;
                 }
             }
@@ -487,6 +542,13 @@ final class TcpTransmitter {
             if (holding) {
                 completeLeadingBinds();
                 break;
+            }
+            if (probePending) {
+                probePending = false;
+                if (readHead == readTail && !failed) {
+                    addReadRequest(probeRead, -1);
+                }
+                continue;
             }
             if (rsHead + (fpduCount > 0 ? pendingResponsesInBatch() : 0) < rsTail) {
                 if (!responseFits()) {

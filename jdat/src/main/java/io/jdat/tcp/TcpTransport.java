@@ -125,6 +125,29 @@ final class TcpTransport implements Transport {
         progress.pollerIdle();
     }
 
+    /**
+     * {@code dat_ia_close} graceful: connections still closing gracefully (their EPs disconnected or freed)
+     * first hand the peer their last bytes and see its FIN, for at most {@code close_timeout}; then as
+     * {@link #close}.
+     */
+    @Override
+    public void closeGracefully() {
+        closed = true;
+        for (TcpListener l : listeners) {
+            l.close();
+        }
+        long deadline = System.nanoTime() + config.closeTimeoutMillis() * 1_000_000L;
+        for (TcpConnection c : connections) {
+            if (!c.closed) {
+                c.close(io.jdat.spi.Channel.CLOSE_DISCONNECT); // none should be left: their EPs are gone
+            }
+        }
+        while (!connections.isEmpty() && System.nanoTime() - deadline < 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(2_000_000L);
+        }
+        close();
+    }
+
     @Override
     public void close() {
         closed = true;

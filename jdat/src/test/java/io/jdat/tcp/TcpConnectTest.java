@@ -516,6 +516,7 @@ class TcpConnectTest {
             s.getOutputStream().write(frame(true, 0, 1, new byte[] {7}));
             s.getOutputStream().write(untaggedFpdu(0x3, true, 0, 1, 0, msg, false));
             assertEquals(-1, in.read(), "nothing but the FIN follows: no RTR towards a revision-1 responder");
+            s.close(); // our FIN back: the graceful disconnect completes when both sides closed (issue 14 item 11)
         }); Node client = new Node(TcpTesting.LO)) {
             Ep c = client.ep();
             Region r = client.region(4096);

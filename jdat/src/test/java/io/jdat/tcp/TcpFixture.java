@@ -162,6 +162,11 @@ final class TcpFixture {
             return e.cr();
         }
 
+        /** The test closed the IA itself (gracefully): {@link #close} only frees the arena. */
+        void closedByTest() {
+            closed = true;
+        }
+
         void closeAbrupt() {
             if (!closed) {
                 closed = true;

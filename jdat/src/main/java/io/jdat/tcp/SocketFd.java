@@ -1,0 +1,211 @@
+package io.jdat.tcp;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.nio.channels.SocketChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * The Linux TCP socket option the JDK does not expose and RFC 5044 needs: {@code TCP_MAXSEG}, the
+ * connection's effective MSS, read with {@code getsockopt(2)} through the FFM {@link Linker} on the socket's
+ * file descriptor.
+ *
+ * <p>A {@link SocketChannel} does not give its descriptor away, so {@link #find} looks for it: it walks
+ * {@code /proc/self/fd} and takes the one socket whose {@code getsockname}/{@code getpeername} are the
+ * channel's local and remote addresses (a TCP 4-tuple names one connection). This runs once per connection,
+ * at establishment, and only reads: a descriptor closed or reused meanwhile can at worst not match.
+ *
+ * <p>Everything here degrades: off Linux, without native access for this module ({@code
+ * --enable-native-access}; no warning is printed then), or when the search fails, {@link #maxSegment} answers
+ * an estimate from the interface MTU ({@link #estimateMss}).
+ */
+final class SocketFd {
+    private static final int IPPROTO_TCP = 6;
+    private static final int TCP_MAXSEG = 2;
+    private static final int AF_INET = 2;
+    private static final int AF_INET6 = 10;
+    /** sockaddr_storage. */
+    private static final int SOCKADDR = 128;
+    /** IPv4 20 + TCP 20 + the timestamp option 12 (Linux sends it by default). */
+    private static final int V4_OVERHEAD = 52;
+    private static final int V6_OVERHEAD = 72;
+
+    private SocketFd() {
+    }
+
+    /** True when {@code getsockopt} and friends are bound (Linux, native access granted). */
+    static boolean available() {
+        return Handles.GETSOCKOPT != null;
+    }
+
+    /**
+     * The effective MSS of {@code ch}'s connection: {@code TCP_MAXSEG} when it can be read, else the estimate
+     * of {@link #estimateMss}.
+     */
+    static int maxSegment(SocketChannel ch) {
+        try {
+            InetSocketAddress local = (InetSocketAddress) ch.getLocalAddress();
+            InetSocketAddress remote = (InetSocketAddress) ch.getRemoteAddress();
+            int mss = readMaxSegment(local, remote);
+            return mss > 0 ? mss : estimateMss(local.getAddress());
+        } catch (IOException | RuntimeException e) {
+            return TcpConfig.ETHERNET_MSS;
+        }
+    }
+
+    /** {@code TCP_MAXSEG} of the connection {@code local}-{@code remote}, or -1. */
+    static int readMaxSegment(InetSocketAddress local, InetSocketAddress remote) {
+        if (!available()) {
+            return -1;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            int fd = find(a, local, remote);
+            if (fd < 0) {
+                return -1;
+            }
+            MemorySegment val = a.allocate(ValueLayout.JAVA_INT);
+            MemorySegment len = a.allocate(ValueLayout.JAVA_INT);
+            len.set(ValueLayout.JAVA_INT, 0, 4);
+            int r = (int) Handles.GETSOCKOPT.invokeExact(fd, IPPROTO_TCP, TCP_MAXSEG, val, len);
+            return r == 0 ? val.get(ValueLayout.JAVA_INT, 0) : -1;
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
+    /**
+     * The MSS a connection over the interface that holds {@code local} gets at most: its MTU less the IP and
+     * TCP headers and the timestamp option; {@link TcpConfig#ETHERNET_MSS} when unknown.
+     */
+    static int estimateMss(InetAddress local) {
+        try {
+            NetworkInterface ni = NetworkInterface.getByInetAddress(local);
+            if (ni == null && local.isLoopbackAddress()) {
+                ni = NetworkInterface.getByInetAddress(InetAddress.getLoopbackAddress());
+            }
+            int mtu = ni == null ? -1 : ni.getMTU();
+            if (mtu > 0) {
+                return Math.max(mtu - (local instanceof Inet4Address ? V4_OVERHEAD : V6_OVERHEAD), 536);
+            }
+        } catch (IOException | RuntimeException e) {
+            // fall through
+        }
+        return TcpConfig.ETHERNET_MSS;
+    }
+
+    /** The descriptor of the TCP socket connecting {@code local} to {@code remote}, or -1. */
+    private static int find(Arena a, InetSocketAddress local, InetSocketAddress remote) throws Throwable {
+        byte[] wantLocal = normalized(local.getAddress());
+        byte[] wantRemote = normalized(remote.getAddress());
+        MemorySegment addr = a.allocate(SOCKADDR, 8);
+        MemorySegment len = a.allocate(ValueLayout.JAVA_INT);
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+            for (Path p : fds) {
+                int fd;
+                try {
+                    fd = Integer.parseInt(p.getFileName().toString());
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                len.set(ValueLayout.JAVA_INT, 0, SOCKADDR);
+                if ((int) Handles.GETPEERNAME.invokeExact(fd, addr, len) != 0
+                        || !matches(addr, remote.getPort(), wantRemote)) {
+                    continue;
+                }
+                len.set(ValueLayout.JAVA_INT, 0, SOCKADDR);
+                if ((int) Handles.GETSOCKNAME.invokeExact(fd, addr, len) == 0
+                        && matches(addr, local.getPort(), wantLocal)) {
+                    return fd;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** True when the sockaddr in {@code sa} is {@code port} at {@code want} (16 bytes, IPv4 mapped). */
+    private static boolean matches(MemorySegment sa, int port, byte[] want) {
+        int family = sa.get(ValueLayout.JAVA_SHORT, 0);
+        int p = ((sa.get(ValueLayout.JAVA_BYTE, 2) & 0xFF) << 8) | (sa.get(ValueLayout.JAVA_BYTE, 3) & 0xFF);
+        if (p != port) {
+            return false;
+        }
+        byte[] got = new byte[16];
+        if (family == AF_INET) {
+            got[10] = got[11] = (byte) 0xFF;
+            MemorySegment.copy(sa, ValueLayout.JAVA_BYTE, 4, got, 12, 4);
+        } else if (family == AF_INET6) {
+            MemorySegment.copy(sa, ValueLayout.JAVA_BYTE, 8, got, 0, 16);
+        } else {
+            return false;
+        }
+        return Arrays.equals(got, want);
+    }
+
+    /** An address as 16 bytes, IPv4 as IPv4-mapped IPv6. */
+    private static byte[] normalized(InetAddress a) {
+        byte[] b = a.getAddress();
+        if (b.length == 16) {
+            return b;
+        }
+        byte[] m = new byte[16];
+        m[10] = m[11] = (byte) 0xFF;
+        System.arraycopy(b, 0, m, 12, 4);
+        return m;
+    }
+
+    /** The bound functions, or nulls where they cannot be bound. */
+    private static final class Handles {
+        static final MethodHandle GETSOCKOPT;
+        static final MethodHandle GETSOCKNAME;
+        static final MethodHandle GETPEERNAME;
+
+        static {
+            MethodHandle o = null;
+            MethodHandle n = null;
+            MethodHandle p = null;
+            try {
+                String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+                if (os.startsWith("linux") && SocketFd.class.getModule().isNativeAccessEnabled()) {
+                    Linker linker = Linker.nativeLinker();
+                    SymbolLookup libc = linker.defaultLookup();
+                    // int getsockopt(int, int, int, void *, socklen_t *)
+                    FunctionDescriptor opt = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                            ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS);
+                    // int getsockname(int, struct sockaddr *, socklen_t *), getpeername likewise
+                    FunctionDescriptor name = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                            ValueLayout.ADDRESS, ValueLayout.ADDRESS);
+                    var so = libc.find("getsockopt");
+                    var sn = libc.find("getsockname");
+                    var pn = libc.find("getpeername");
+                    if (so.isPresent() && sn.isPresent() && pn.isPresent()) {
+                        o = linker.downcallHandle(so.get(), opt);
+                        n = linker.downcallHandle(sn.get(), name);
+                        p = linker.downcallHandle(pn.get(), name);
+                    }
+                }
+            } catch (RuntimeException | LinkageError e) {
+                o = n = p = null; // IllegalCallerException under --illegal-native-access=deny, and the like
+            }
+            GETSOCKOPT = o;
+            GETSOCKNAME = n;
+            GETPEERNAME = p;
+        }
+
+        private Handles() {
+        }
+    }
+}
