@@ -148,6 +148,10 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        IaNames.require(spec, "--ia", ia);
+        if (mode != null && mode.client != null) {
+            IaNames.requireAddressFits(spec, ia, mode.client.address(), TxClient.display(mode.client.address()));
+        }
         require(!(poll && waitMode), "--poll and --wait exclude each other: pick one (polling is the default)");
         require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
         require(acceptTimeout >= 0, "--accept-timeout must not be negative");
@@ -167,12 +171,14 @@ public final class PerfCommand implements Callable<Integer> {
             return 0;
         }
         require(!matched("--accept-timeout"), "--accept-timeout applies to --server only: drop it or add --server");
-        PerfConfig config = config();
+        PerfConfig given = config();
+        // the client connects to the qualifier of its address when it names one: the header says which
+        PerfConfig config = mode != null && mode.client.connQual() >= 0 ? given.withConnQual(mode.client.connQual())
+                : given;
         ResultTable table = new ResultTable(spec.commandLine().getOut(), config, counters, json,
                 Progress.forTerminal(spec.commandLine().getErr()));
         if (mode != null) {
-            PerfConfig c = mode.client.connQual() < 0 ? config : config.withConnQual(mode.client.connQual());
-            PerfRun.runClient(c, mode.client.address(), table);
+            PerfRun.runClient(config, mode.client.address(), table);
         } else {
             PerfRun.run(config, table);
         }

@@ -17,7 +17,7 @@ import io.jdat.RmrTriplet;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One endpoint of one side of {@code jdat test}, in the manner of dapltest's transaction test: its own
+ * One endpoint of one side of {@code jdat tx}, in the manner of dapltest's transaction test: its own
  * receive, request and connection EVDs, a control region (the control messages of {@link TxWire}) and,
  * once the run is known, a data region with one buffer per operation. Both sides lay the data region out
  * the same way, so an operation's remote buffer is the peer's region plus the same offset.

@@ -184,19 +184,19 @@ class PerfOptionsTest {
     }
 
     @Test
-    void jdatTestUsesTheSameNamesAcceptTimeoutAndWait() {
-        PerfCommandTest.Run old = jdat("test", "--server", "--wait", "30");
+    void jdatTxUsesTheSameNamesAcceptTimeoutAndWait() {
+        PerfCommandTest.Run old = jdat("tx", "--server", "--wait", "30");
         assertEquals(2, old.exitCode(), old.err());
         assertEquals(1, old.err().lines().count(), old.err());
         assertTrue(old.err().contains("use --accept-timeout 30"), old.err());
-        PerfCommandTest.Run both = jdat("test", "--poll", "--wait");
+        PerfCommandTest.Run both = jdat("tx", "--poll", "--wait");
         assertEquals(2, both.exitCode(), both.err());
         assertTrue(both.err().contains("--poll and --wait exclude each other"), both.err());
-        PerfCommandTest.Run run = assertTimeoutPreemptively(LIMIT, () -> jdat("test", "--wait", "-i", "3",
+        PerfCommandTest.Run run = assertTimeoutPreemptively(LIMIT, () -> jdat("tx", "--wait", "-i", "3",
                 "--op", "send:1x64", "--conn-qual", qual()));
         assertEquals(0, run.exitCode(), run.out() + run.err());
         assertTrue(run.out().contains("waiting (dat_evd_wait)"), run.out());
-        PerfCommandTest.Run help = jdat("test", "--help");
+        PerfCommandTest.Run help = jdat("tx", "--help");
         assertTrue(help.out().contains("--accept-timeout=SECONDS"), help.out());
         assertTrue(help.out().contains("--wait "), help.out());
     }
@@ -465,7 +465,7 @@ class PerfOptionsTest {
     /** The client's selection, duration, wait mode and verification travel to a two-process server. */
     @Test
     void serverRunsTheClientsOptionsOverTcp() throws Exception {
-        String port = TestCommandTest.qual("tcp");
+        String port = TxCommandTest.qual("tcp");
         CountDownLatch listening = new CountDownLatch(1);
         CompletableFuture<PerfConfig> server = CompletableFuture.supplyAsync(
                 () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, a -> listening.countDown()));
