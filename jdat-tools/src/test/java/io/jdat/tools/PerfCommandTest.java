@@ -59,11 +59,14 @@ class PerfCommandTest {
         assertEquals(openBefore, Registry.openCount("mem"), "perf left IAs open");
     }
 
-    /** A row: operation, size, then four latencies (median, p99, p99.9, max) and "-", or four "-" and a bandwidth. */
+    /**
+     * A row: operation, size, then seven latencies (min, median, avg, stdev, p99, p99.9, max), "-" and a message
+     * rate, or seven "-", a bandwidth and a message rate.
+     */
     static void assertRow(String out, String op, String size, boolean bandwidth) {
         String num = "[0-9][0-9,]*(\\.[0-9]+)?";
-        String tail = bandwidth ? "-\\s+-\\s+-\\s+-\\s+" + num
-                : num + "\\s+" + num + "\\s+" + num + "\\s+" + num + "\\s+-";
+        String tail = bandwidth ? "-\\s+".repeat(7) + num + "\\s+" + num
+                : (num + "\\s+").repeat(7) + "-\\s+" + num;
         String regex = "(?m)^" + Pattern.quote(op) + "\\s+" + Pattern.quote(size) + "\\s+" + tail + "\\s*$";
         assertTrue(Pattern.compile(regex).matcher(out).find(), "no row '" + op + " " + size + "' in:\n" + out);
     }
@@ -95,10 +98,12 @@ class PerfCommandTest {
         assertEquals(1, json.lines().count(), json);
         assertTrue(json.startsWith("{\"provider\":\"jdat-mem 1.0\",\"ia\":\"mem\""), json);
         assertTrue(Pattern.compile("\\{\"operation\":\"send/recv ping-pong\",\"size\":4096,\"count\":100,"
-                + "\"median_us\":[0-9.]+,\"p99_us\":[0-9.]+,\"p999_us\":[0-9.]+,\"max_us\":[0-9.]+,\"mb_per_s\":null}")
+                + "\"min_us\":[0-9.]+,\"median_us\":[0-9.]+,\"mean_us\":[0-9.]+,\"stdev_us\":[0-9.]+,\"p99_us\":[0-9.]+,"
+                + "\"p999_us\":[0-9.]+,\"max_us\":[0-9.]+,\"mb_per_s\":null,\"msg_per_s\":[0-9.]+}")
                 .matcher(json).find(), json);
         assertTrue(Pattern.compile("\\{\"operation\":\"RDMA write stream\",\"size\":65536,\"count\":16,"
-                + "\"median_us\":null,\"p99_us\":null,\"p999_us\":null,\"max_us\":null,\"mb_per_s\":[0-9.]+}")
+                + "\"min_us\":null,\"median_us\":null,\"mean_us\":null,\"stdev_us\":null,\"p99_us\":null,\"p999_us\":null,"
+                + "\"max_us\":null,\"mb_per_s\":[0-9.]+,\"msg_per_s\":[0-9.]+}")
                 .matcher(json).find(), json);
         assertTrue(json.contains("\"counters\":{\"client IA\":{\"requests_posted\":"), json);
         assertEquals(9, json.split("\"operation\"", -1).length - 1, json);

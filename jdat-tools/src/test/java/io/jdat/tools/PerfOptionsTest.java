@@ -331,15 +331,21 @@ class PerfOptionsTest {
     @Test
     void tableHasP999AndMaxColumnsInOrder() {
         PerfCommandTest.Run r = perf("--op", "rdma-write", "--test", "latency", "-n", "2000", "--warmup", "100");
-        assertTrue(Pattern.compile("(?m)^operation\\s+size\\s+median \\S+\\s+p99 \\S+\\s+p99\\.9 \\S+\\s+max \\S+\\s+"
-                + "bandwidth MB/s$").matcher(r.out()).find(), r.out());
-        Matcher m = Pattern.compile("(?m)^RDMA write ping-pong\\s+64 B\\s+([0-9.,]+)\\s+([0-9.,]+)\\s+([0-9.,]+)\\s+"
-                + "([0-9.,]+)\\s+-$").matcher(r.out());
+        assertTrue(Pattern.compile("(?m)^operation\\s+size\\s+min \\S+\\s+median \\S+\\s+avg \\S+\\s+stdev \\S+\\s+"
+                + "p99 \\S+\\s+p99\\.9 \\S+\\s+max \\S+\\s+MB/s\\s+msg/s$").matcher(r.out()).find(), r.out());
+        String num = "([0-9.,]+)\\s+";
+        Matcher m = Pattern.compile("(?m)^RDMA write ping-pong\\s+64 B\\s+" + num.repeat(7) + "-\\s+[0-9.,]+$")
+                .matcher(r.out());
         assertTrue(m.find(), r.out());
-        double[] v = new double[4];
-        for (int i = 0; i < 4; i++) {
+        double[] v = new double[7];
+        for (int i = 0; i < 7; i++) {
             v[i] = Double.parseDouble(m.group(i + 1).replace(",", ""));
         }
+        // min <= median <= p99 <= p99.9 <= max; min <= avg <= max
+        assertTrue(v[0] <= v[1] && v[1] <= v[4] && v[4] <= v[5] && v[5] <= v[6], m.group());
+        assertTrue(v[0] <= v[2] && v[2] <= v[6], m.group());
+        assertTrue(r.out().contains("min/median/avg/stdev/p99/p99.9/max: one-way latency"), r.out());
+    }
         assertTrue(v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3], m.group());
         assertTrue(r.out().contains("median/p99/p99.9/max: one-way latency"), r.out());
     }
