@@ -457,7 +457,8 @@ public final class Dtest {
      */
     private ServerInfo readServerInfo() {
         long start = System.nanoTime();
-        long refusedDeadline = start + cfg.connectMillis() * 1_000_000L;
+        long connectMillis = Math.min(cfg.connectMillis(), cfg.timeoutMillis());
+        long refusedDeadline = start + connectMillis * 1_000_000L;
         long deadline = start + Math.max(cfg.timeoutMillis(), cfg.connectMillis()) * 1_000_000L;
         String where = cfg.host() + ":" + cfg.infoPort();
         boolean forwarded = false;
@@ -465,11 +466,11 @@ public final class Dtest {
             try (Socket s = new Socket()) {
                 try {
                     s.connect(new InetSocketAddress(cfg.host(), cfg.infoPort()),
-                            (int) Math.clamp(cfg.connectMillis(), 1, 10_000));
+                            (int) Math.clamp(connectMillis, 1, 10_000));
                 } catch (IOException e) {
                     if (System.nanoTime() - refusedDeadline >= 0) {
                         throw new SampleFailure("no dtest server at " + where + " (" + reason(e) + " for "
-                                + cfg.connectMillis() + " ms): start 'jdat dtest -s' or 'dtest -s' there first, or "
+                                + connectMillis + " ms): start 'jdat dtest -s' or 'dtest -s' there first, or "
                                 + "check -h and --info-port");
                     }
                     pause(100);

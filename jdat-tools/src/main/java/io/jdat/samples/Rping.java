@@ -130,7 +130,8 @@ public final class Rping {
             EventNumber e = s.connectionEvent("the connection to " + cfg.host() + ":" + cfg.port());
             if (e != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
                 throw new SampleFailure("connecting to " + cfg.host() + " port " + cfg.port() + ": " + switch (e) {
-                    case CONNECTION_EVENT_NON_PEER_REJECTED -> "refused: nothing listens there; start 'jdat rping -s"
+                    case CONNECTION_EVENT_NON_PEER_REJECTED -> "refused (" + e.datName() + "): nothing listens there; "
+                            + "start 'jdat rping -s"
                             + " -p " + cfg.port() + "' (or rping -s) there first, or check -a and -p";
                     case CONNECTION_EVENT_UNREACHABLE, CONNECTION_EVENT_TIMED_OUT -> "no answer (" + e.datName()
                             + "): is the host up and the port open?";

@@ -18,9 +18,9 @@ final class CounterFormat {
     static String line(DtoCounters c) {
         return String.format(Locale.ROOT, "posted %,d, completed %,d, flushed %,d, failed %,d, bytes %,d; "
                 + "requests posted %,d, completed %,d, flushed %,d, failed %,d; "
-                + "receives posted %,d, completed %,d, flushed %,d, failed %,d", c.posted(), c.completed(), c.flushed(),
-                c.errors(), c.bytes(), c.requestsPosted(), c.requestsCompleted(), c.requestsFlushed(), c.requestErrors(),
-                c.recvsPosted(), c.recvsCompleted(), c.recvsFlushed(), c.recvErrors());
+                + "receives posted %,d, completed %,d, flushed %,d, failed %,d", c.posted(), c.completed(),
+                c.flushed(), c.errors(), c.bytes(), c.requestsPosted(), c.requestsCompleted(), c.requestsFlushed(),
+                c.requestErrors(), c.recvsPosted(), c.recvsCompleted(), c.recvsFlushed(), c.recvErrors());
     }
 
     /**

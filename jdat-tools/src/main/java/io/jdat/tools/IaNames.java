@@ -35,10 +35,31 @@ final class IaNames {
      */
     static void require(CommandSpec spec, String option, String name) {
         if (entry(name).isEmpty()) {
+            String near = registered().stream().filter(n -> distance(n, name) <= 2).findFirst()
+                    .map(n -> " (did you mean " + n + "?)").orElse("");
             throw new ParameterException(spec.commandLine(), option + " " + name + ": no IA of that name is "
-                    + "registered; the registered names are " + String.join(", ", registered())
+                    + "registered" + near + "; the registered names are " + String.join(", ", registered())
                     + " (jdat info lists them; a dat.conf file adds more)");
         }
+    }
+
+    /** The edit distance of two names (insertions, deletions, substitutions and swaps of neighbours). */
+    static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            for (int j = 0; j <= b.length(); j++) {
+                if (i == 0 || j == 0) {
+                    d[i][j] = i + j;
+                    continue;
+                }
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 
     /**

@@ -11,8 +11,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "jdat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Tools for jdat, the DAT (uDAPL 1.2) RDMA consumer API for Java.",
-        subcommands = {PerfCommand.class, TxCommand.class, TxCommand.OldName.class, InfoCommand.class, RpingCommand.class, DtestCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {PerfCommand.class, TxCommand.class, TxCommand.OldName.class, InfoCommand.class,
+                RpingCommand.class, DtestCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -24,7 +24,8 @@ public final class Main implements Runnable {
     /** Without a subcommand: prints the usage and fails with a usage error. */
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand (perf, tx, info, rping, dtest; see jdat --help)");
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "missing subcommand (perf, tx, info, rping, dtest; see jdat --help)");
     }
 
     /**

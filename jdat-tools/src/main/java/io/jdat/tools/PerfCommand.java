@@ -281,7 +281,8 @@ public final class PerfCommand implements Callable<Integer> {
         }
         require(latency || sizes == null || bwSizes == null, "--sizes and --bw-size both set the bandwidth sizes "
                 + "under --test bandwidth: drop one");
-        List<Long> latSizes = sizes == null ? List.of(DEFAULT_SIZE) : allSizes ? sweep(8) : parseSizes("--sizes", sizes);
+        List<Long> latSizes = sizes == null ? List.of(DEFAULT_SIZE) : allSizes ? sweep(8)
+                : parseSizes("--sizes", sizes);
         String bwOption = bwSizes != null ? "--bw-size" : sizes != null && !latency ? "--sizes" : null;
         List<Long> bw = allBw || bwSizes == null && allSizes ? sweep(16)
                 : bwSizes != null ? parseSizes("--bw-size", bwSizes)

@@ -110,14 +110,20 @@ final class PerfPlot {
             }
             XYSeries s = new XYSeries(r.operation() + " " + Sizes.format(r.size()), false, true);
             double d = 1000.0 * r.divisor();
+            double lastX = 0;
             for (HistogramIterationValue v : r.histogram().percentiles(5)) {
                 double p = v.getPercentileLevelIteratedTo();
                 if (p >= 100.0) {
                     break;
                 }
-                s.add(1.0 / (1.0 - p / 100.0), v.getValueIteratedTo() / d);
+                lastX = 1.0 / (1.0 - p / 100.0);
+                s.add(lastX, v.getValueIteratedTo() / d);
             }
-            s.add(1.0 / (1.0 - maxPercentile(r.count()) / 100.0), r.histogram().getMaxValue() / d);
+            // the maximum, where the last sample sits (when the iteration stopped short of it)
+            double maxX = 1.0 / (1.0 - maxPercentile(r.count()) / 100.0);
+            if (maxX > lastX) {
+                s.add(maxX, r.histogram().getMaxValue() / d);
+            }
             data.addSeries(s);
         }
         double right = 10;
@@ -225,7 +231,11 @@ final class PerfPlot {
         Color[] palette = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e),
             new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf), new Color(0x7f7f7f)};
         for (int i = 0; i < data.getSeriesCount(); i++) {
-            renderer.setSeriesPaint(i, palette[i % palette.length]);
+            // one colour per operation in every panel (dashed: p99), so the legend reads across the panels
+            String key = data.getSeriesKey(i).toString();
+            Color c = key.startsWith("send") ? palette[0] : key.startsWith("RDMA write") ? palette[2]
+                    : key.startsWith("RDMA read") ? palette[1] : palette[(3 + i) % palette.length];
+            renderer.setSeriesPaint(i, c);
             boolean dashed = data.getSeriesKey(i).toString().endsWith(" p99");
             renderer.setSeriesStroke(i, dashed ? new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
                     new float[] {6f, 4f}, 0f) : new BasicStroke(2f));

@@ -222,8 +222,9 @@ final class ResultTable {
             out.println("min/median/avg/stdev/p99/p99.9/max: one-way latency (RTT/2) for the ping-pongs, "
                     + "post-to-completion for RDMA read;");
         }
-        out.println("msg/s: messages per second, one in flight (1/avg) for latency rows, the stream's rate for "
-                + "bandwidth rows; MB/s = 10^6 bytes/s.");
+        out.println("msg/s: messages per second, 1/avg for latency rows (one in flight), transfers per second for "
+                + "streams;");
+        out.println("MB/s = 10^6 bytes/s.");
         out.println(config.verify() ? "Every transfer was verified (sequence stamps and payload patterns)."
                 : "Data was not verified (--no-verify).");
         if (!written.isEmpty()) {

@@ -13,11 +13,11 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code jdat tx} ({@code ./jdat.sh tx}): a transaction test in the manner of dapltest's {@code -T T}. {@code threads} client
- * threads each connect {@code eps} endpoints to a server, which runs as many threads; every iteration, each
- * endpoint runs the op list (Sends, RDMA Writes and RDMA Reads, each posted by the client or the server,
- * with a gather/scatter list), and every byte that arrives is checked against a pattern unique to the run,
- * endpoint, iteration and operation; every completion is checked for status, cookie, length and
+ * {@code jdat tx} ({@code ./jdat.sh tx}): a transaction test in the manner of dapltest's {@code -T T}.
+ * {@code threads} client threads each connect {@code eps} endpoints to a server, which runs as many threads;
+ * every iteration, each endpoint runs the op list (Sends, RDMA Writes and RDMA Reads, each posted by the client
+ * or the server, with a gather/scatter list), and every byte that arrives is checked against a pattern unique to
+ * the run, endpoint, iteration and operation; every completion is checked for status, cookie, length and
  * duplication. Prints a pass/fail summary with the counts; exit code 0 on PASS, 1 on FAIL. Its former name,
  * {@code jdat test}, still works ({@link OldName}) and says so.
  */

@@ -440,7 +440,7 @@ final class TxEndpoint {
         if (e.status() != DtoCompletionStatus.SUCCESS) {
             throw new PerfFailure(name + ": " + (recv ? "receive" : "request") + " #" + it + "/" + s
                     + " completed with " + Poller.statusName(e.status())
-                    + (e.status() == DtoCompletionStatus.ERR_FLUSHED ? " (the connection broke)" : ""),
+                    + (e.status() == DtoCompletionStatus.ERR_FLUSHED ? Poller.BROKE : ""),
                     e.status() == DtoCompletionStatus.ERR_FLUSHED);
         }
         if (s >= mark.length || s == 0 || (s >= SLOT_DONE + 1 && s < SLOT_OP)) {

@@ -41,7 +41,8 @@ class ErrorMessagesTest {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
         args.addAll(List.of("--ia", "no-such-ia"));
         long t0 = System.nanoTime();
-        PerfCommandTest.Run r = assertTimeoutPreemptively(FAST, () -> PerfCommandTest.jdat(args.toArray(String[]::new)));
+        PerfCommandTest.Run r = assertTimeoutPreemptively(FAST,
+                () -> PerfCommandTest.jdat(args.toArray(String[]::new)));
         assertEquals(2, r.exitCode(), () -> r.out() + r.err());
         String name = command.split(" ")[0];
         List<String> lines = r.err().lines().filter(l -> !l.startsWith("jdat test: this is now")).toList();
@@ -49,6 +50,14 @@ class ErrorMessagesTest {
         assertTrue(lines.getFirst().startsWith("jdat " + name + ": --ia no-such-ia: no IA of that name is registered; "
                 + "the registered names are mem, tcp"), r.err());
         assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "not at once");
+    }
+
+    @Test
+    void aMistypedIaNameGetsASuggestion() {
+        PerfCommandTest.Run r = PerfCommandTest.jdat("info", "--ia", "tpc");
+        assertEquals(2, r.exitCode(), r.err());
+        assertTrue(r.err().startsWith("jdat info: --ia tpc: no IA of that name is registered (did you mean tcp?); "
+                + "the registered names are mem, tcp"), r.err());
     }
 
     @Test
@@ -102,7 +111,7 @@ class ErrorMessagesTest {
         PerfCommandTest.Run r = assertTimeoutPreemptively(FAST, () -> PerfCommandTest.jdat("rping", "-c", "-a",
                 "127.0.0.1", "-p", port));
         assertEquals(1, r.exitCode(), r.out() + r.err());
-        assertEquals("rping client: FAILED: connecting to 127.0.0.1 port " + port + ": refused: nothing listens there; "
+        assertEquals("rping client: FAILED: connecting to 127.0.0.1 port " + port + ": refused (DAT_CONNECTION_EVENT_NON_PEER_REJECTED): nothing listens there; "
                 + "start 'jdat rping -s -p " + port + "' (or rping -s) there first, or check -a and -p", r.err().strip());
     }
 

@@ -346,9 +346,6 @@ class PerfOptionsTest {
         assertTrue(v[0] <= v[2] && v[2] <= v[6], m.group());
         assertTrue(r.out().contains("min/median/avg/stdev/p99/p99.9/max: one-way latency"), r.out());
     }
-        assertTrue(v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3], m.group());
-        assertTrue(r.out().contains("median/p99/p99.9/max: one-way latency"), r.out());
-    }
 
     @Test
     void noVerifyRunsAndSaysTheDataWasNotChecked() {
