@@ -90,7 +90,8 @@ public final class DtestCommand implements Callable<Integer> {
     private long timeoutMillis = 30_000;
 
     @Option(names = "--connect-timeout", paramLabel = "MS", description = "Client: how long to try again while "
-            + "nothing listens on the server info port before failing. Default: " + Dtest.DEFAULT_CONNECT_MILLIS + ".")
+            + "nothing listens on the server info port before failing (at most --timeout). Default: "
+            + Dtest.DEFAULT_CONNECT_MILLIS + ".")
     private long connectMillis = Dtest.DEFAULT_CONNECT_MILLIS;
 
     /** Creates the command (picocli instantiates it). */

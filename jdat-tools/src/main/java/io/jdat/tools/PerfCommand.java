@@ -21,11 +21,12 @@ import picocli.CommandLine.Spec;
  * (or {@code --json}); exit code 1 on any DAT error or wrong data, 2 on a usage error.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Measures latency (median, p99, p99.9, max) and bandwidth between two IAs, in this JVM (a "
-                + "server and a client thread) or in two processes (--server, --client ADDR), verifying every "
-                + "transfer.",
+        description = {"Measures latency (min, median, avg, stdev, p99, p99.9, max) and bandwidth (MB/s, msg/s) "
+                + "between two IAs, in this JVM (a server and a client thread) or in two processes (--server, "
+                + "--client ADDR), verifying every transfer; prints a table, --json or --csv, and can write .hgrm "
+                + "files (--hgrm DIR) and a chart (--plot FILE).",
             "Default: every operation (send, rdma-write, rdma-read), latency at 64 B and bandwidth at 1 MiB; "
-                + "e.g. --op rdma-write --test latency --sizes 8..64K --duration 1.",
+                + "e.g. --op rdma-write --test latency --sizes 8..64K --duration 1, or --sizes all --plot perf.png.",
             "Exit code 0: success; 1: a failure (a DAT error, wrong data, a timeout; one line on stderr); "
                 + "2: usage error."},
         sortOptions = false)
