@@ -1,7 +1,7 @@
 package io.jdat.tools;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,12 +43,14 @@ final class Hgrm {
      */
     static Path write(Path dir, PerfResult r) {
         Path file = path(dir, r);
+        // PrintStream swallows write errors: format into memory, then write the file, which reports them
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        try (PrintStream ps = new PrintStream(text, false, StandardCharsets.UTF_8)) {
+            r.histogram().outputPercentileDistribution(ps, TICKS, 1000.0 * r.divisor());
+        }
         try {
             Files.createDirectories(dir);
-            try (OutputStream os = Files.newOutputStream(file);
-                    PrintStream ps = new PrintStream(os, false, StandardCharsets.UTF_8)) {
-                r.histogram().outputPercentileDistribution(ps, TICKS, 1000.0 * r.divisor());
-            }
+            Files.write(file, text.toByteArray());
         } catch (IOException e) {
             throw new PerfFailure("--hgrm: cannot write " + file + ": " + e.getMessage());
         }

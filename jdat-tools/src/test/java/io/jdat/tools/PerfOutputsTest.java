@@ -182,6 +182,38 @@ class PerfOutputsTest {
         }
     }
 
+    /**
+     * Under a file size limit of 0 (a child JVM, {@code ulimit -f 0}) the files cannot be written: one line naming
+     * the file and the reason, exit code 1, no stack trace (PrintStream swallowed the error before).
+     */
+    @Test
+    void filesThatCannotBeWrittenAreOneLineUnderAFileSizeLimitOfZero() throws Exception {
+        Path h = dir.resolve("limited");
+        String err = underNoFileSize("--hgrm", h.toString());
+        assertTrue(err.startsWith("jdat perf: error: --hgrm: cannot write " + h.resolve("rdma-read-64B.hgrm")), err);
+        assertTrue(err.contains("File too large"), err);
+        Path png = dir.resolve("limited.png");
+        String plotErr = underNoFileSize("--plot", png.toString());
+        assertTrue(plotErr.startsWith("jdat perf: error: --plot: cannot write " + png), plotErr);
+    }
+
+    /** Runs a short perf in a child JVM under {@code ulimit -f 0}; expects exit code 1 and one line: returns it. */
+    private static String underNoFileSize(String... output) throws Exception {
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cmd = "ulimit -f 0 && exec \"$0\" -XX:-UsePerfData -Xshare:off --enable-native-access=ALL-UNNAMED"
+                + " -cp \"$1\" " + Main.class.getName() + " perf --test latency --op rdma-read -n 100 --warmup 0"
+                + " --conn-qual " + TxCommandTest.qual("mem") + " \"$2\" \"$3\"";
+        Process p = new ProcessBuilder("bash", "-c", cmd, javaBin, System.getProperty("java.class.path"), output[0],
+                output[1]).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(1, p.exitValue(), () -> new String(out) + err);
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(!err.contains("Exception") && !err.contains("\tat "), err);
+        return err;
+    }
+
     private static BufferedImage assertPng(Path png) throws Exception {
         byte[] bytes = Files.readAllBytes(png);
         assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, Arrays.copyOf(bytes, 8));
