@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # jdat launcher: builds with the Maven wrapper on a JDK 25+ (found by bin/jdk25.sh) and runs things.
 #
-#   ./jdat.sh test [maven args]   the whole unit test suite: ./mvnw -B -ntp verify, then one total line
+#   ./jdat.sh test [maven args]   the whole unit test suite (what CI runs): ./mvnw -B -ntp verify [maven args],
+#                                 then one total line; every argument goes to Maven
 #   ./jdat.sh build [maven args]  build and install every module, tests skipped, quietly
 #   ./jdat.sh bench [JMH args]    build jdat-bench and run its JMH uber-jar, e.g.
 #                                 ./jdat.sh bench 'io.jdat.bench.baseline.*' -f 1 -wi 1 -i 1 -w 1s -r 1s
-#   ./jdat.sh tx [args]           the transaction test, `jdat test` (also ./jdat.sh test --ia NAME ...: a
-#                                 first argument that is a jdat test option and no Maven one selects it:
-#                                 --ia --op --eps --iterations --server --client --conn-qual --poll
-#                                 --wait --accept-timeout --json -t -w -i -P)
-#   ./jdat.sh <anything else>     the jdat tools (./jdat.sh perf ..., ./jdat.sh info ...): rebuilds
-#                                 jdat-tools/target/jdat-tools.jar when a source is newer, then runs
-#                                 java --enable-native-access=ALL-UNNAMED -jar jdat-tools.jar <args>
+#   ./jdat.sh COMMAND [args]      a jdat tool: perf, tx (the transaction test), info, rping, dtest or help;
+#                                 every argument goes to the tool (./jdat.sh COMMAND --help lists its
+#                                 options). Rebuilds jdat-tools/target/jdat-tools.jar first when a source is
+#                                 newer (saying so), then runs java [JVM options] -jar jdat-tools.jar COMMAND ...
+#   ./jdat.sh -h | --help         this text
+#
+# Environment:
+#   JDAT_JAVA_OPTS  JVM options for the tools and the benchmarks, split at spaces (no quoting), after the
+#                   launcher's own (--enable-native-access=ALL-UNNAMED ...), so they can override them; JMH
+#                   passes them on to its forks. E.g. a flight recording and a heap size:
+#                   JDAT_JAVA_OPTS='-Xmx2g -XX:StartFlightRecording=filename=perf.jfr' ./jdat.sh perf
+#   JAVA_HOME       a JDK 25 or newer to use (else bin/jdk25.sh looks in /usr/lib/jvm)
+#   JDAT_DEBUG=1    a tool's failure also prints its stack trace
 set -euo pipefail
 
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
@@ -19,12 +26,19 @@ ROOT=$(cd "$(dirname "$SELF")" && pwd)
 # shellcheck source=bin/jdk25.sh
 . "$ROOT/bin/jdk25.sh"
 
-# JVM flags for the launched programs (JMH passes the host's flags on to its forks).
+# JVM flags for the launched programs, then the user's (JMH passes the host's flags on to its forks).
 JVM_FLAGS=(--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow)
+if [ -n "${JDAT_JAVA_OPTS:-}" ]; then
+    read -r -a USER_FLAGS <<< "$JDAT_JAVA_OPTS"
+    JVM_FLAGS+=("${USER_FLAGS[@]}")
+fi
 
 mvnw() { (cd "$ROOT" && ./mvnw "$@"); }
 
-usage() { sed -n '2,14s/^# \{0,1\}//p' "$SELF"; }
+say() { echo "jdat: $*" >&2; }
+
+# The header comment above, from its second line to the last comment line.
+usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$SELF"; }
 
 # Sums the per-module Surefire summaries ("Tests run: N, Failures: N, Errors: N, Skipped: N") of a
 # Maven log into one line "tests: P passed, F failed, S skipped" (F counts failures and errors).
@@ -38,13 +52,11 @@ test_total() {
     ' "$1"
 }
 
-# True when the tools jar is missing or older than a source file or pom it is built from.
+# True when the tools jar is older than a source file or pom it is built from (a missing jar is checked apart).
 tools_jar_stale() {
-    local jar="$ROOT/jdat-tools/target/jdat-tools.jar"
-    [ -f "$jar" ] || return 0
     [ -n "$(find "$ROOT/jdat/src/main" "$ROOT/jdat-tools/src/main" \
                  "$ROOT/pom.xml" "$ROOT/jdat/pom.xml" "$ROOT/jdat-tools/pom.xml" \
-                 -newer "$jar" -type f -print -quit 2>/dev/null)" ]
+                 -newer "$1" -type f -print -quit 2>/dev/null)" ]
 }
 
 case "${1:-}" in
@@ -53,11 +65,6 @@ case "${1:-}" in
         ;;
     test)
         shift
-        case "${1:-}" in
-            --ia|--ia=*|--op|--op=*|--eps|--eps=*|--iterations|--iterations=*|--server|--client|--client=*\
-            |--conn-qual|--conn-qual=*|--poll|--wait|--wait=*|--accept-timeout|--accept-timeout=*|--json|-t|-w|-i|-P)
-                exec "$SELF" tx "$@" ;;
-        esac
         mkdir -p "$ROOT/target"
         log="$ROOT/target/jdat-test.log"
         rc=0
@@ -67,18 +74,28 @@ case "${1:-}" in
         ;;
     build)
         shift
+        say "building every module, tests skipped (~1 min the first time)..."
         mvnw -B -ntp -q -DskipTests install "$@"
-        echo "jdat: built; tools: jdat-tools/target/jdat-tools.jar, benchmarks: jdat-bench/target/benchmarks.jar"
+        say "built; tools: jdat-tools/target/jdat-tools.jar, benchmarks: jdat-bench/target/benchmarks.jar"
         ;;
     bench)
         shift
-        mvnw -B -ntp -q -Dmaven.test.skip=true -pl jdat-bench -am package
+        say "building the benchmarks (jdat-bench; ~1 min the first time)..."
+        mvnw -B -ntp -q -Dmaven.test.skip=true -pl jdat-bench -am package \
+            || { say "building the benchmarks failed (the messages above say why)"; exit 1; }
         exec "$JAVA_HOME/bin/java" "${JVM_FLAGS[@]}" -jar "$ROOT/jdat-bench/target/benchmarks.jar" "$@"
         ;;
     *)
-        if tools_jar_stale; then
-            mvnw -B -ntp -q -Dmaven.test.skip=true -pl jdat-tools -am package
+        jar="$ROOT/jdat-tools/target/jdat-tools.jar"
+        if [ ! -f "$jar" ]; then
+            say "building the tools (first run, ~40 s)..."
+        elif tools_jar_stale "$jar"; then
+            say "a source changed since the last build: rebuilding the tools (~40 s)..."
         fi
-        exec "$JAVA_HOME/bin/java" "${JVM_FLAGS[@]}" -jar "$ROOT/jdat-tools/target/jdat-tools.jar" "$@"
+        if [ ! -f "$jar" ] || tools_jar_stale "$jar"; then
+            mvnw -B -ntp -q -Dmaven.test.skip=true -pl jdat-tools -am package \
+                || { say "building the tools failed (the messages above say why)"; exit 1; }
+        fi
+        exec "$JAVA_HOME/bin/java" "${JVM_FLAGS[@]}" -jar "$jar" "$@"
         ;;
 esac

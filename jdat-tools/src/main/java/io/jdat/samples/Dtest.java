@@ -102,6 +102,8 @@ public final class Dtest {
     public static final int MSG_BURST = 100;
     /** The largest buffer this port allows (dtest's compiled-in default; each side registers 2 x 103 of them). */
     public static final int MAX_SIZE = 4 * 1024 * 1024;
+    /** How long the client tries again while nothing listens on the server info port. */
+    public static final long DEFAULT_CONNECT_MILLIS = 3000;
     /** The provider name our server hands out when none is configured: Debian's dat.conf entry for iWARP. */
     public static final String DEFAULT_PROVIDER = "ofa-v2-iwarp";
 
@@ -133,10 +135,13 @@ public final class Dtest {
      * @param provider      the provider name the server hands out (the peer's dat.conf entry)
      * @param advertise     the IPv4 address the server hands out, or {@code null} for the IA's
      * @param settleMillis  the pause between posting the ping-pong receives and the first ping (dtest: 1 s)
+     * @param connectMillis client: how long to try again while nothing listens on the server info port (connection
+     *                      refused, no answer) before failing; a port that accepts and closes again (a port forward
+     *                      whose server has not started yet) is tried until {@code timeoutMillis}
      */
     public record Config(String iaName, String host, SocketAddress iaAddress, int connQual, int infoPort, int size,
             int burst, int signalRate, boolean polling, boolean verbose, long timeoutMillis, String provider,
-            String advertise, long settleMillis) {
+            String advertise, long settleMillis, long connectMillis) {
         /** Checks the ranges. */
         public Config {
             if (size < 1 || size > MAX_SIZE) {
@@ -149,6 +154,17 @@ public final class Dtest {
                 throw new IllegalArgumentException("provider name '" + provider + "': 1..63 characters, no spaces");
             }
             signalRate = Math.min(signalRate, burst);
+            if (connectMillis < 1) {
+                throw new IllegalArgumentException("connect timeout " + connectMillis + " ms: at least 1");
+            }
+        }
+
+        /** Settings with the default connect timeout, {@value #DEFAULT_CONNECT_MILLIS} ms. */
+        public Config(String iaName, String host, SocketAddress iaAddress, int connQual, int infoPort, int size,
+                int burst, int signalRate, boolean polling, boolean verbose, long timeoutMillis, String provider,
+                String advertise, long settleMillis) {
+            this(iaName, host, iaAddress, connQual, infoPort, size, burst, signalRate, polling, verbose, timeoutMillis,
+                    provider, advertise, settleMillis, DEFAULT_CONNECT_MILLIS);
         }
 
         /** Settings as dtest's defaults, except a 4 KiB buffer and 1000 Writes. */
@@ -434,28 +450,73 @@ public final class Dtest {
 
     // ------------------------------------------------------------------ server info
 
+    /**
+     * Reads the server info. Where nothing listens (connection refused, no answer), tries again for
+     * {@code connectMillis} only, then fails naming the fix; a port that accepts and closes at once (a port
+     * forward whose server has not started yet) is tried again until {@code timeoutMillis}.
+     */
     private ServerInfo readServerInfo() {
-        long deadline = System.nanoTime() + cfg.timeoutMillis() * 1_000_000L;
-        IOException last = null;
-        while (System.nanoTime() < deadline) {
+        long start = System.nanoTime();
+        long connectMillis = Math.min(cfg.connectMillis(), cfg.timeoutMillis());
+        long refusedDeadline = start + connectMillis * 1_000_000L;
+        long deadline = start + Math.max(cfg.timeoutMillis(), cfg.connectMillis()) * 1_000_000L;
+        String where = cfg.host() + ":" + cfg.infoPort();
+        boolean forwarded = false;
+        for (;;) {
             try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(cfg.host(), cfg.infoPort()), (int) Math.min(cfg.timeoutMillis(), 10_000));
+                try {
+                    s.connect(new InetSocketAddress(cfg.host(), cfg.infoPort()),
+                            (int) Math.clamp(connectMillis, 1, 10_000));
+                } catch (IOException e) {
+                    if (System.nanoTime() - refusedDeadline >= 0) {
+                        throw new SampleFailure("no dtest server at " + where + " (" + reason(e) + " for "
+                                + connectMillis + " ms): start 'jdat dtest -s' or 'dtest -s' there first, or "
+                                + "check -h and --info-port");
+                    }
+                    pause(100);
+                    continue;
+                }
                 s.setSoTimeout((int) Math.min(cfg.timeoutMillis(), Integer.MAX_VALUE));
                 byte[] msg = new byte[INFO_MESSAGE];
                 new DataInputStream(s.getInputStream()).readFully(msg);
                 verbose("server info: \"" + new String(msg, StandardCharsets.ISO_8859_1).replace("\0", "") + "\"");
                 return ServerInfo.parse(msg);
             } catch (SocketTimeoutException e) {
-                throw new SampleFailure("no server info from " + cfg.host() + ":" + cfg.infoPort() + " within "
-                        + cfg.timeoutMillis() + " ms");
+                throw new SampleFailure("no server info from " + where + " within " + cfg.timeoutMillis()
+                        + " ms: is a dtest server (dtest -s) listening there, and not something else?");
             } catch (IOException e) {
-                // not listening yet (a port forward accepts and then closes): try again
-                last = e;
+                // accepted, then closed (a port forward whose server is not listening yet): try again
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new SampleFailure("no server info from " + where + ": it accepts connections but closes "
+                            + "them without the server info (" + reason(e) + ") for " + cfg.timeoutMillis()
+                            + " ms: is the dtest server behind it running?");
+                }
+                if (!forwarded) {
+                    forwarded = true;
+                    say(where + " accepts but sends no server info yet (a port forward whose server is starting?):"
+                            + " trying again for up to " + cfg.timeoutMillis() + " ms");
+                }
                 pause(100);
             }
         }
-        throw new SampleFailure("no server info from " + cfg.host() + ":" + cfg.infoPort() + ": "
-                + (last instanceof EOFException ? "the stream ended before 128 bytes" : String.valueOf(last)));
+    }
+
+    /** A socket failure in words: "connection refused", "no answer", ... */
+    private static String reason(IOException e) {
+        if (e instanceof java.net.ConnectException) {
+            return "connection refused";
+        }
+        if (e instanceof SocketTimeoutException) {
+            return "no answer";
+        }
+        if (e instanceof EOFException) {
+            return "the stream ended before " + INFO_MESSAGE + " bytes";
+        }
+        if (e instanceof UnknownHostException) {
+            return "unknown host";
+        }
+        String m = e.getMessage();
+        return m == null ? e.getClass().getSimpleName() : m.toLowerCase(Locale.ROOT);
     }
 
     private void sendServerInfo() {
@@ -476,8 +537,11 @@ public final class Dtest {
             }
         } catch (SocketTimeoutException e) {
             throw new SampleFailure("no client came for the server info on port " + cfg.infoPort());
+        } catch (java.net.BindException e) {
+            throw new SampleFailure("port " + cfg.infoPort() + " (the server info) is in use: pick another with "
+                    + "--info-port PORT, and give the client the same");
         } catch (IOException e) {
-            throw new SampleFailure("serving the server info on port " + cfg.infoPort() + ": " + e.getMessage());
+            throw new SampleFailure("serving the server info on port " + cfg.infoPort() + ": " + reason(e));
         }
     }
 

@@ -129,7 +129,16 @@ public final class Rping {
             s.ep().connect(new InetSocketAddress(cfg.host(), 0), cfg.port(), micros, 0, null, Qos.BEST_EFFORT, 0);
             EventNumber e = s.connectionEvent("the connection to " + cfg.host() + ":" + cfg.port());
             if (e != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
-                throw new SampleFailure("connecting to " + cfg.host() + ":" + cfg.port() + ": " + e);
+                throw new SampleFailure("connecting to " + cfg.host() + " port " + cfg.port() + ": " + switch (e) {
+                    case CONNECTION_EVENT_NON_PEER_REJECTED -> "refused (" + e.datName() + "): nothing listens there; "
+                            + "start 'jdat rping -s"
+                            + " -p " + cfg.port() + "' (or rping -s) there first, or check -a and -p";
+                    case CONNECTION_EVENT_UNREACHABLE, CONNECTION_EVENT_TIMED_OUT -> "no answer (" + e.datName()
+                            + "): is the host up and the port open?";
+                    case CONNECTION_EVENT_PEER_REJECTED -> "the server rejected the connection (busy with another "
+                            + "client?)";
+                    default -> e.datName();
+                });
             }
             int verified = 0;
             for (int ping = 0; ping < cfg.count(); ping++) {

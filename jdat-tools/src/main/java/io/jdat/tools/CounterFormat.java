@@ -9,16 +9,18 @@ final class CounterFormat {
     }
 
     /**
-     * One line: totals, then requests and receives apart.
+     * One line, every number labelled: totals, then requests and receives apart.
      *
      * @param c the counters
-     * @return e.g. {@code posted 12, completed 12, flushed 0, errors 0, bytes 4,096 (requests 6/6/0/0, receives 6/6/0/0)}
+     * @return e.g. {@code posted 12, completed 12, flushed 0, failed 0, bytes 4,096; requests posted 6, completed
+     *         6, flushed 0, failed 0; receives posted 6, completed 6, flushed 0, failed 0}
      */
     static String line(DtoCounters c) {
-        return String.format(Locale.ROOT, "posted %,d, completed %,d, flushed %,d, errors %,d, bytes %,d "
-                + "(requests %,d/%,d/%,d/%,d, receives %,d/%,d/%,d/%,d)", c.posted(), c.completed(), c.flushed(),
-                c.errors(), c.bytes(), c.requestsPosted(), c.requestsCompleted(), c.requestsFlushed(), c.requestErrors(),
-                c.recvsPosted(), c.recvsCompleted(), c.recvsFlushed(), c.recvErrors());
+        return String.format(Locale.ROOT, "posted %,d, completed %,d, flushed %,d, failed %,d, bytes %,d; "
+                + "requests posted %,d, completed %,d, flushed %,d, failed %,d; "
+                + "receives posted %,d, completed %,d, flushed %,d, failed %,d", c.posted(), c.completed(),
+                c.flushed(), c.errors(), c.bytes(), c.requestsPosted(), c.requestsCompleted(), c.requestsFlushed(),
+                c.requestErrors(), c.recvsPosted(), c.recvsCompleted(), c.recvsFlushed(), c.recvErrors());
     }
 
     /**

@@ -89,6 +89,11 @@ public final class DtestCommand implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "MS", description = "The longest wait for one event. Default: 30000.")
     private long timeoutMillis = 30_000;
 
+    @Option(names = "--connect-timeout", paramLabel = "MS", description = "Client: how long to try again while "
+            + "nothing listens on the server info port before failing (at most --timeout). Default: "
+            + Dtest.DEFAULT_CONNECT_MILLIS + ".")
+    private long connectMillis = Dtest.DEFAULT_CONNECT_MILLIS;
+
     /** Creates the command (picocli instantiates it). */
     public DtestCommand() {
     }
@@ -96,11 +101,14 @@ public final class DtestCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        if (iaParams == null) {
+            IaNames.require(spec, "--ia", ia);
+        }
         String iaName = iaParams == null ? ia : SampleSide.registerTcp("dtest-tcp", iaParams);
         Dtest.Config cfg;
         try {
             cfg = new Dtest.Config(iaName, role.host, null, connQual, infoPort, size, burst, signalRate, polling,
-                    verbose, timeoutMillis, provider, advertise, settleMillis);
+                    verbose, timeoutMillis, provider, advertise, settleMillis, connectMillis);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -1,13 +1,15 @@
 package io.jdat.tools;
 
 import io.jdat.DatException;
+import io.jdat.DatReturnType;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.UnmatchedArgumentException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * Turns a failure of a subcommand into one readable line on standard error and exit code 1: the
@@ -59,7 +61,7 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
 
     @Override
     public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
-        cmd.getErr().println(prefix(cmd) + ": error: " + describe(ex));
+        cmd.getErr().println(prefix(cmd) + ": error: " + describe(ex) + hint(ex, cmd.getCommandSpec()));
         if (System.getenv("JDAT_DEBUG") != null) {
             ex.printStackTrace(cmd.getErr());
         }
@@ -72,7 +74,29 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
     }
 
     /**
-     * One line for a failure.
+     * What to do about a failure, where the command can say it: a connection qualifier in use names the option
+     * that picks another.
+     *
+     * @param t    the failure
+     * @param spec the command that failed
+     * @return the hint, starting with {@code "; "}, or {@code ""}
+     */
+    static String hint(Throwable t, CommandSpec spec) {
+        if (t instanceof DatException d && d.type() == DatReturnType.CONN_QUAL_IN_USE) {
+            if (spec.findOption("--conn-qual") != null) {
+                return "; pick a free one with --conn-qual Q" + (spec.name().equals("perf")
+                        ? " (perf listens on Q and Q + 1)" : "");
+            }
+            if (spec.findOption("-p") != null && spec.findOption("-p").paramLabel().equals("PORT")) {
+                return "; pick a free one with -p PORT";
+            }
+        }
+        return "";
+    }
+
+    /**
+     * One line for a failure, for users: the message without the conformance statement IDs the library cites
+     * (such as {@code (CON-12)}).
      *
      * @param t the failure
      * @return its message, prefixed with the class for unexpected exceptions
@@ -80,14 +104,24 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
     static String describe(Throwable t) {
         if (t instanceof DatException d && d.subtype() == io.jdat.DatReturnSubtype.NAME_NOT_REGISTERED) {
             // Say which providers are here (e.g. before shm lands) and where to look.
-            java.util.List<String> names = io.jdat.Registry.entries().stream().map(io.jdat.RegistryEntry::iaName)
-                    .toList();
-            return t.getMessage() + "; registered IA names: " + String.join(", ", names) + " (jdat info)";
+            return withoutIds(t.getMessage()) + "; registered IA names: " + String.join(", ", IaNames.registered())
+                    + " (jdat info)";
+        }
+        if (t instanceof Sync.Aborted) {
+            return "stopped because the other side failed (its message says why)";
         }
         if (t instanceof DatException || t instanceof PerfFailure) {
-            return t.getMessage();
+            return withoutIds(t.getMessage());
         }
         String m = t.getMessage();
-        return t.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+        return t.getClass().getSimpleName() + (m == null ? "" : ": " + withoutIds(m));
     }
+
+    /** Drops the IDs of CONFORMANCE.md statements, {@code " (CON-12)"} or {@code " (SRZ-03, AMB-25)"}. */
+    static String withoutIds(String message) {
+        return message == null ? null : IDS.matcher(message).replaceAll("");
+    }
+
+    private static final java.util.regex.Pattern IDS = java.util.regex.Pattern.compile(
+            " ?\\((?:see )?[A-Z]{2,4}-[0-9]{2,3}[a-z]?(?:/[0-9]{2,3})?(?:, ?[A-Z]{2,4}-[0-9]{2,3}[a-z]?)*\\)");
 }

@@ -20,7 +20,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -75,8 +74,8 @@ public final class InfoCommand implements Callable<Integer> {
 
     private int list(PrintWriter out) {
         List<ProviderInfo> providers = Registry.listProviders(Registry.providerCount());
-        if (ia != null && providers.stream().noneMatch(p -> ia.equals(p.iaName()))) {
-            throw new ParameterException(spec.commandLine(), "IA \"" + ia + "\" is not registered (see jdat info)");
+        if (ia != null) {
+            IaNames.require(spec, "--ia", ia);
         }
         Map<String, RegistryEntry> entries = new HashMap<>();
         for (RegistryEntry e : Registry.entries()) {

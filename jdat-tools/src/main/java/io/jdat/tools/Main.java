@@ -5,13 +5,14 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code jdat} command: the entry point of the tools jar, with the subcommands {@code perf},
- * {@code test}, {@code info}, {@code rping} and {@code dtest}. Exit code 0 on success, 1 on a failure (one readable line on standard error), 2 on a usage
- * error.
+ * {@code tx}, {@code info}, {@code rping} and {@code dtest} (and {@code test}, the former name of {@code tx},
+ * hidden). Every command answers {@code --help}. Exit code 0 on success, 1 on a failure (one readable line on
+ * standard error), 2 on a usage error.
  */
 @Command(name = "jdat", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Tools for jdat, the DAT (uDAPL 1.2) RDMA consumer API for Java.",
-        subcommands = {PerfCommand.class, TestCommand.class, InfoCommand.class, RpingCommand.class, DtestCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {PerfCommand.class, TxCommand.class, TxCommand.OldName.class, InfoCommand.class,
+                RpingCommand.class, DtestCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -23,7 +24,8 @@ public final class Main implements Runnable {
     /** Without a subcommand: prints the usage and fails with a usage error. */
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand (perf, test, info, rping, dtest)");
+        throw new CommandLine.ParameterException(spec.commandLine(),
+                "missing subcommand (perf, tx, info, rping, dtest; see jdat --help)");
     }
 
     /**

@@ -21,11 +21,12 @@ import picocli.CommandLine.Spec;
  * (or {@code --json}); exit code 1 on any DAT error or wrong data, 2 on a usage error.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Measures latency (median, p99, p99.9, max) and bandwidth between two IAs, in this JVM (a "
-                + "server and a client thread) or in two processes (--server, --client ADDR), verifying every "
-                + "transfer.",
+        description = {"Measures latency (min, median, avg, stdev, p99, p99.9, max) and bandwidth (MB/s, msg/s) "
+                + "between two IAs, in this JVM (a server and a client thread) or in two processes (--server, "
+                + "--client ADDR), verifying every transfer; prints a table, --json or --csv, and can write .hgrm "
+                + "files (--hgrm DIR) and a chart (--plot FILE).",
             "Default: every operation (send, rdma-write, rdma-read), latency at 64 B and bandwidth at 1 MiB; "
-                + "e.g. --op rdma-write --test latency --sizes 8..64K --duration 1.",
+                + "e.g. --op rdma-write --test latency --sizes 8..64K --duration 1, or --sizes all --plot perf.png.",
             "Exit code 0: success; 1: a failure (a DAT error, wrong data, a timeout; one line on stderr); "
                 + "2: usage error."},
         sortOptions = false)
@@ -38,6 +39,12 @@ public final class PerfCommand implements Callable<Integer> {
     private static final long DEFAULT_BW_SIZE = 1L << 20;
     /** The longest {@code --duration}. */
     private static final long MAX_DURATION = 24 * 3600 * 1_000_000_000L;
+    /** The largest size of {@code --sizes all}: perftest's {@code -a} goes to 2^23 bytes. */
+    static final long ALL_MAX = 8L << 20;
+    /** How long each test of {@code --sizes all} runs unless a count or a duration is given. */
+    static final long ALL_DURATION = 100_000_000L;
+    /** The warm-up iterations of each latency test of {@code --sizes all} unless given. */
+    static final int ALL_WARMUP = 100;
 
     @Spec
     private CommandSpec spec;
@@ -59,7 +66,10 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--sizes", paramLabel = "SIZES", split = ",",
             description = "Message sizes of the latency tests (and of the bandwidth tests when they run alone): "
                     + "a size, a comma list or a sweep FROM..TO that doubles from FROM up to TO; multiples of 8, "
-                    + "suffixes K, M, G (default: 64), e.g. 4K or 64,4K or 8..1M.")
+                    + "suffixes K, M, G (default: 64), e.g. 4K or 64,4K or 8..1M; or all: perftest -a's sweep "
+                    + "up to 8 MiB, from 8 B (bandwidth: 16 B), for the bandwidth tests too unless --bw-size is "
+                    + "given, each test 100 ms after 100 warm-up iterations unless -n, --duration or --bw-bytes "
+                    + "is given.")
     private List<String> sizes;
 
     @Option(names = {"-n", "--iterations"}, paramLabel = "N", defaultValue = "100000",
@@ -139,8 +149,23 @@ public final class PerfCommand implements Callable<Integer> {
     private int acceptTimeout;
 
     @Option(names = "--json", description = "Print the results as one JSON object (settings; operation, size, count, "
-            + "median_us, p99_us, p999_us, max_us, mb_per_s per row) instead of the table.")
+            + "min_us, median_us, mean_us, stdev_us, p99_us, p999_us, max_us, mb_per_s, msg_per_s per row) instead "
+            + "of the table.")
     private boolean json;
+
+    @Option(names = "--csv", description = "Print the rows as comma-separated values instead of the table: a header "
+            + "line (" + ResultTable.CSV_HEADER + "), then one line per row as it completes.")
+    private boolean csv;
+
+    @Option(names = "--hgrm", paramLabel = "DIR", description = "Also write the percentile distribution of each "
+            + "latency row into DIR, in HdrHistogram's .hgrm format (microseconds), one file a row, e.g. "
+            + "DIR/rdma-write-ping-pong-64B.hgrm.")
+    private java.nio.file.Path hgrmDir;
+
+    @Option(names = "--plot", paramLabel = "FILE", description = "Also draw the run into FILE (PNG): the latency "
+            + "percentile distribution of each operation; for a sweep of sizes, latency and bandwidth against "
+            + "the size.")
+    private java.nio.file.Path plotFile;
 
     /** Creates the command (picocli instantiates it). */
     public PerfCommand() {
@@ -148,6 +173,10 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        IaNames.require(spec, "--ia", ia);
+        if (mode != null && mode.client != null) {
+            IaNames.requireAddressFits(spec, ia, mode.client.address(), TxClient.display(mode.client.address()));
+        }
         require(!(poll && waitMode), "--poll and --wait exclude each other: pick one (polling is the default)");
         require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
         require(acceptTimeout >= 0, "--accept-timeout must not be negative");
@@ -156,6 +185,10 @@ public final class PerfCommand implements Callable<Integer> {
                     "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory");
             require(settings.isEmpty(), "--server takes its settings from the client: drop "
                     + String.join(", ", settings) + " here and give them to the --client");
+            List<String> outputs = given("--csv", "--hgrm", "--plot");
+            require(outputs.isEmpty(), "--server prints no results (the client does): drop "
+                    + String.join(", ", outputs) + " here and give " + (outputs.size() > 1 ? "them" : "it")
+                    + " to the --client");
             java.io.PrintWriter err = spec.commandLine().getErr();
             PerfConfig served = PerfRun.runServer(ia, connQual, timeout, acceptTimeout, address -> {
                 err.println("jdat perf server: IA \"" + ia + "\" listening at " + TxClient.display(address)
@@ -167,20 +200,62 @@ public final class PerfCommand implements Callable<Integer> {
             return 0;
         }
         require(!matched("--accept-timeout"), "--accept-timeout applies to --server only: drop it or add --server");
-        PerfConfig config = config();
-        ResultTable table = new ResultTable(spec.commandLine().getOut(), config, counters, json,
+        PerfConfig given = config();
+        // the client connects to the qualifier of its address when it names one: the header says which
+        PerfConfig config = mode != null && mode.client.connQual() >= 0 ? given.withConnQual(mode.client.connQual())
+                : given;
+        ResultTable.Outputs outputs = outputs(config);
+        ResultTable table = new ResultTable(spec.commandLine().getOut(), config, outputs,
                 Progress.forTerminal(spec.commandLine().getErr()));
         if (mode != null) {
-            PerfConfig c = mode.client.connQual() < 0 ? config : config.withConnQual(mode.client.connQual());
-            PerfRun.runClient(c, mode.client.address(), table);
+            PerfRun.runClient(config, mode.client.address(), table);
         } else {
             PerfRun.run(config, table);
         }
         return 0;
     }
 
+    /** Validates the output options. */
+    private ResultTable.Outputs outputs(PerfConfig config) {
+        require(!(csv && json), "--csv and --json exclude each other: pick one");
+        require(!(csv && counters), "--counters prints no CSV: drop --counters, or --csv for the table");
+        require(hgrmDir == null || config.latency(), "--hgrm writes the distributions of the latency tests, which "
+                + "--test bandwidth leaves out: drop --hgrm or add --test latency");
+        if (hgrmDir != null) {
+            try {
+                java.nio.file.Files.createDirectories(hgrmDir);
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new ParameterException(spec.commandLine(), "--hgrm " + hgrmDir + ": cannot create that "
+                        + "directory (" + e.getMessage() + "): name another");
+            }
+            require(java.nio.file.Files.isWritable(hgrmDir), "--hgrm " + hgrmDir + ": not writable: name another "
+                    + "directory");
+        }
+        if (plotFile != null) {
+            String name = plotFile.getFileName() == null ? "" : plotFile.getFileName().toString();
+            require(!name.toLowerCase(java.util.Locale.ROOT).endsWith(".svg"), "--plot writes PNG: name the file "
+                    + "FILE.png");
+            require(!java.nio.file.Files.isDirectory(plotFile), "--plot " + plotFile + " is a directory: name a file, "
+                    + "e.g. " + plotFile.resolve("perf.png"));
+            java.nio.file.Path parent = plotFile.toAbsolutePath().getParent();
+            require(parent == null || java.nio.file.Files.isDirectory(parent) && java.nio.file.Files.isWritable(parent),
+                    "--plot " + plotFile + ": " + parent + " is not a writable directory: name another file");
+        }
+        ResultTable.Format format = json ? ResultTable.Format.JSON : csv ? ResultTable.Format.CSV
+                : ResultTable.Format.TABLE;
+        return new ResultTable.Outputs(format, counters, hgrmDir, plotFile);
+    }
+
     /** Validates the options into a configuration. */
-    private PerfConfig config() {
+    PerfConfig config() {
+        boolean allSizes = isAll(sizes, "--sizes");
+        boolean allBw = isAll(bwSizes, "--bw-size");
+        if ((allSizes || allBw) && given("--iterations", "--duration", "--bw-bytes").isEmpty()) {
+            durationNanos = ALL_DURATION;
+        }
+        if ((allSizes || allBw) && !matched("--warmup")) {
+            warmup = ALL_WARMUP;
+        }
         boolean timed = durationNanos != null;
         if (timed) {
             require(!matched("--iterations"), "--duration and --iterations exclude each other: drop one");
@@ -207,9 +282,11 @@ public final class PerfCommand implements Callable<Integer> {
         }
         require(latency || sizes == null || bwSizes == null, "--sizes and --bw-size both set the bandwidth sizes "
                 + "under --test bandwidth: drop one");
-        List<Long> latSizes = sizes == null ? List.of(DEFAULT_SIZE) : parseSizes("--sizes", sizes);
+        List<Long> latSizes = sizes == null ? List.of(DEFAULT_SIZE) : allSizes ? sweep(8)
+                : parseSizes("--sizes", sizes);
         String bwOption = bwSizes != null ? "--bw-size" : sizes != null && !latency ? "--sizes" : null;
-        List<Long> bw = bwSizes != null ? parseSizes("--bw-size", bwSizes)
+        List<Long> bw = allBw || bwSizes == null && allSizes ? sweep(16)
+                : bwSizes != null ? parseSizes("--bw-size", bwSizes)
                 : sizes != null && !latency ? latSizes : List.of(DEFAULT_BW_SIZE);
         if (latency) {
             for (long s : latSizes) {
@@ -242,6 +319,24 @@ public final class PerfCommand implements Callable<Integer> {
                 + "with an shm IA (--ia shm)");
         return new PerfConfig(ia, connQual, latSizes, warmup, iterations, bw, bwBytes, window, timeout, opSet, testSet,
                 timed ? durationNanos : 0, waitMode, !noVerify, shared);
+    }
+
+    /** Whether a size option says {@code all} (alone: anything else with it is a usage error). */
+    private boolean isAll(List<String> items, String option) {
+        if (items == null || items.stream().noneMatch(i -> i.equalsIgnoreCase("all"))) {
+            return false;
+        }
+        require(items.size() == 1, option + " all is every size already: drop the others");
+        return true;
+    }
+
+    /** Every power of two from {@code from} to {@link #ALL_MAX}. */
+    private static List<Long> sweep(long from) {
+        List<Long> l = new ArrayList<>();
+        for (long s = from; s <= ALL_MAX; s *= 2) {
+            l.add(s);
+        }
+        return l;
     }
 
     /** Parses a size list option, turning a bad item into a usage error that names the option. */

@@ -177,8 +177,10 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
                     // until the connection ends, or the IA closes (DAT_ABORT)
                 }
                 if (!closing) {
-                    sync.fail(new PerfFailure(role + ": the peer ended the control connection ("
-                            + e.eventNumber().datName() + "): it failed or was stopped", true));
+                    String peer = role.equals("server") ? "client" : "server";
+                    sync.fail(new PerfFailure(role + ": the " + peer + " process went away (it failed or was "
+                            + "stopped: its own output says why; the control connection ended with "
+                            + e.eventNumber().datName() + ")"));
                 }
             } catch (DatException ex) {
                 // closed meanwhile

@@ -4,7 +4,7 @@ import java.util.Locale;
 import picocli.CommandLine;
 
 /**
- * The operations {@code jdat perf --op} selects, named as in {@code jdat test --op}: {@code send} (also
+ * The operations {@code jdat perf --op} selects, named as in {@code jdat tx --op}: {@code send} (also
  * {@code sr}), {@code rdma-write} ({@code write}, {@code rw}) and {@code rdma-read} ({@code read},
  * {@code rr}).
  */

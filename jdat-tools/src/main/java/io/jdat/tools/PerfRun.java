@@ -116,6 +116,8 @@ final class PerfRun {
             try {
                 server.run();
                 control.await("end");
+            } catch (RuntimeException f) {
+                throw cause(sync, f);
             } finally {
                 close(server.side);
             }
@@ -149,9 +151,41 @@ final class PerfRun {
                     table.counters(client.side, null);
                 }
                 table.end();
+            } catch (RuntimeException f) {
+                throw cause(sync, f);
             } finally {
                 table.stopProgress();
                 close(client.side);
+            }
+        }
+    }
+
+    /**
+     * What stopped this side of a two-process run, for the user: {@code f} itself when it is a cause; when it only
+     * follows from the peer's end (a flushed completion, or the {@link Sync.Aborted} that unwound a wait), the
+     * failure {@link Sync} recorded, which says that the peer process went away; the watcher of the control
+     * connection may take a moment longer to see that than this side took to see its connection break.
+     */
+    private static RuntimeException cause(Sync sync, RuntimeException f) {
+        boolean consequence = f instanceof Sync.Aborted || f instanceof PerfFailure p && p.isConsequence();
+        if (!consequence) {
+            return f;
+        }
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        for (;;) {
+            Throwable s = sync.failure();
+            if (s instanceof RuntimeException r && s != f && !(s instanceof Sync.Aborted)
+                    && !(s instanceof PerfFailure p && p.isConsequence())) {
+                return r;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return s instanceof RuntimeException r && !(s instanceof Sync.Aborted) ? r : f;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return f;
             }
         }
     }

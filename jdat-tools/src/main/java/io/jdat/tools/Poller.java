@@ -208,6 +208,10 @@ final class Poller {
         return start;
     }
 
+    /** What a flushed completion means, for users. */
+    static final String BROKE = " (the connection broke: the peer failed, was stopped or became unreachable; its "
+            + "output says why)";
+
     private PerfFailure timeout(String what) {
         return new PerfFailure(side + ": " + what + ": nothing arrived within " + timeoutNanos / 1_000_000_000L
                 + " s");
@@ -219,7 +223,7 @@ final class Poller {
         }
         if (e.status() == DtoCompletionStatus.ERR_FLUSHED) {
             return new PerfFailure(side + ": " + what + " #" + e.userCookie() + " completed with "
-                    + statusName(e.status()) + " (the connection broke)", true);
+                    + statusName(e.status()) + BROKE, true);
         }
         if (e.status() != DtoCompletionStatus.SUCCESS) {
             return new PerfFailure(side + ": " + what + " #" + e.userCookie() + " completed with "

@@ -18,12 +18,20 @@ import picocli.CommandLine.Spec;
  * another; {@code --ia-params} opens a {@code tcp} IA with those dat.conf parameters (e.g.
  * {@code "crc=on"}). Prints one summary line; exit code 0 when every ping verified, 1 otherwise.
  */
-@Command(name = "rping", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(name = "rping", versionProvider = VersionProvider.class,
         description = "rping over DAT: ping-pong with RDMA Read and Write, compatible with librdmacm's rping.",
         sortOptions = false)
 public final class RpingCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
+
+    // Not mixinStandardHelpOptions: its -V (version) clashes with rping's -V (verify), and picocli then drops
+    // the whole mixin, --help included.
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+    private boolean help;
+
+    @Option(names = "--version", versionHelp = true, description = "Print version information and exit.")
+    private boolean version;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     private Role role;
@@ -71,6 +79,9 @@ public final class RpingCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        if (iaParams == null) {
+            IaNames.require(spec, "--ia", ia);
+        }
         String iaName = iaParams == null ? ia : SampleSide.registerTcp("rping-tcp", iaParams);
         int n = role.client ? Math.max(count, 1) : Math.max(count, 0);
         Rping r = new Rping(new Rping.Config(iaName, address, port, n, size, verbose, validate, timeoutMillis), out);

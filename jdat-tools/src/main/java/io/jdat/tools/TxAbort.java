@@ -3,7 +3,7 @@ package io.jdat.tools;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The first fatal failure of a {@code jdat test} run in this process; every wait checks it, so one failing
+ * The first fatal failure of a {@code jdat tx} run in this process; every wait checks it, so one failing
  * thread stops the others at once instead of after their timeouts.
  */
 final class TxAbort {

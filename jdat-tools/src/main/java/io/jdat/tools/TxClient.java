@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The client side of {@code jdat test}: {@code threads} threads, each connecting {@code eps} endpoints to
+ * The client side of {@code jdat tx}: {@code threads} threads, each connecting {@code eps} endpoints to
  * the server, sending CONFIG and taking INFO on each, running the iterations ({@link TxWorker}) and
  * disconnecting gracefully.
  */
@@ -112,7 +112,7 @@ final class TxClient implements AutoCloseable {
     private static String hint(EventNumber n) {
         return switch (n) {
             case CONNECTION_EVENT_NON_PEER_REJECTED, CONNECTION_EVENT_UNREACHABLE, CONNECTION_EVENT_TIMED_OUT ->
-                " (is 'jdat test --server' running there, on that qualifier?)";
+                " (is 'jdat tx --server' running there, on that qualifier?)";
             case CONNECTION_EVENT_PEER_REJECTED -> " (the server is busy with another run, or runs another version)";
             default -> "";
         };

@@ -3,7 +3,7 @@ package io.jdat.tools;
 import java.util.List;
 
 /**
- * The settings of one {@code jdat test} run. Both sides need the same ones: the client sends them to the
+ * The settings of one {@code jdat tx} run. Both sides need the same ones: the client sends them to the
  * server on every endpoint ({@link TxWire}).
  *
  * @param iaName         the IA name both sides open (or the client's, in two processes)

@@ -17,7 +17,7 @@ import io.jdat.RmrTriplet;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One endpoint of one side of {@code jdat test}, in the manner of dapltest's transaction test: its own
+ * One endpoint of one side of {@code jdat tx}, in the manner of dapltest's transaction test: its own
  * receive, request and connection EVDs, a control region (the control messages of {@link TxWire}) and,
  * once the run is known, a data region with one buffer per operation. Both sides lay the data region out
  * the same way, so an operation's remote buffer is the peer's region plus the same offset.
@@ -440,7 +440,7 @@ final class TxEndpoint {
         if (e.status() != DtoCompletionStatus.SUCCESS) {
             throw new PerfFailure(name + ": " + (recv ? "receive" : "request") + " #" + it + "/" + s
                     + " completed with " + Poller.statusName(e.status())
-                    + (e.status() == DtoCompletionStatus.ERR_FLUSHED ? " (the connection broke)" : ""),
+                    + (e.status() == DtoCompletionStatus.ERR_FLUSHED ? Poller.BROKE : ""),
                     e.status() == DtoCompletionStatus.ERR_FLUSHED);
         }
         if (s >= mark.length || s == 0 || (s >= SLOT_DONE + 1 && s < SLOT_OP)) {

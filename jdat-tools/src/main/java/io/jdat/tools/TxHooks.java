@@ -2,7 +2,7 @@ package io.jdat.tools;
 
 import java.lang.foreign.MemorySegment;
 
-/** Test hooks of {@code jdat test}: unit tests corrupt data here to see that validation finds it. */
+/** Test hooks of {@code jdat tx}: unit tests corrupt data here to see that validation finds it. */
 interface TxHooks {
     /** No hooks. */
     TxHooks NONE = new TxHooks() {

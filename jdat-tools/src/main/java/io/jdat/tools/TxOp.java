@@ -4,7 +4,7 @@ import java.util.Locale;
 import picocli.CommandLine;
 
 /**
- * One operation of a {@code jdat test} op list, in the manner of dapltest's {@code client|server SR|RR|RW
+ * One operation of a {@code jdat tx} op list, in the manner of dapltest's {@code client|server SR|RR|RW
  * [seg_size [num_segs]]}: who posts it, what it is, and the gather/scatter list of the posting side
  * ({@code segments} segments of {@code size} bytes each). On the command line:
  * {@code [client:|server:]KIND[:SEGSxSIZE]}, e.g. {@code send:3x4096}, {@code server:rdma-write:1x64K},

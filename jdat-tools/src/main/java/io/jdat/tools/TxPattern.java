@@ -5,7 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * The payload of {@code jdat test}: every byte is a function of a seed and of its position in the
+ * The payload of {@code jdat tx}: every byte is a function of a seed and of its position in the
  * operation's logical byte stream (the concatenation of its segments), so a lost, stale, shifted, torn or
  * misrouted transfer is found. The seed differs for every run, thread, endpoint, iteration and operation,
  * so data left over from an earlier iteration never passes as this one's.

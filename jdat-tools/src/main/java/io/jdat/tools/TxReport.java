@@ -4,7 +4,7 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 
-/** The summary of {@code jdat test}: an aligned table, or one JSON object with {@code --json}. */
+/** The summary of {@code jdat tx}: an aligned table, or one JSON object with {@code --json}. */
 final class TxReport {
     private static final String ROW = "%-30s %12s %12s %16s %8s%n";
 
@@ -20,7 +20,7 @@ final class TxReport {
      */
     static void text(PrintWriter out, TxResult r, String role) {
         TxConfig c = r.config;
-        out.printf(Locale.ROOT, "jdat test: provider %s, IA \"%s\"%s (%s)%n", r.provider, c.iaName(),
+        out.printf(Locale.ROOT, "jdat tx: provider %s, IA \"%s\"%s (%s)%n", r.provider, c.iaName(),
                 r.address.isEmpty() ? "" : ", server " + r.address, role);
         out.printf(Locale.ROOT, "%d thread(s) x %d endpoint(s), %,d iteration(s), %s%n", c.threads(), c.eps(),
                 c.iterations(), c.poll() ? "polling (dat_evd_dequeue)" : "waiting (dat_evd_wait)");
@@ -42,6 +42,10 @@ final class TxReport {
                 s > 0 ? r.bytes() / s / 1e6 : 0.0);
         for (TxResult.Counts cn : r.counts()) {
             out.printf(Locale.ROOT, "%-10s %s%n", cn.what() + ":", CounterFormat.line(cn.counters()));
+        }
+        if (r.peerMissing()) {
+            out.println("(the run failed before the peer sent all its counts: validated counts what this side "
+                    + "validated, and the peer's counts that arrived)");
         }
         List<String> errors = r.errorLines();
         for (String e : errors) {
@@ -86,6 +90,7 @@ final class TxReport {
         }
         b.append("],\"total\":{\"expected\":").append(c.totalOps()).append(",\"validated\":").append(r.validated())
                 .append(",\"bytes\":").append(r.bytes()).append(",\"errors\":").append(r.errors()).append('}');
+        b.append(",\"peer_counts_complete\":").append(!r.peerMissing());
         b.append(",\"elapsed_seconds\":").append(String.format(Locale.ROOT, "%.6f", r.elapsedNanos / 1e9));
         b.append(",\"counters\":{");
         List<TxResult.Counts> counts = r.counts();

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The outcome of a {@code jdat test} run as one side saw it: what this side and (from the FIN messages)
+ * The outcome of a {@code jdat tx} run as one side saw it: what this side and (from the FIN messages)
  * the peer validated, data errors, the fatal failure if any, and the IA counters. Thread-safe collection.
  */
 final class TxResult implements TxHooks.Errors {
@@ -16,6 +16,7 @@ final class TxResult implements TxHooks.Errors {
     final TxStats peer;
     private final List<String> messages = new ArrayList<>();
     private Throwable fatal;
+    private boolean peerMissing;
     long elapsedNanos;
     String provider = "";
     String address = "";
@@ -59,6 +60,36 @@ final class TxResult implements TxHooks.Errors {
         if (peers != null) {
             peer.add(peers);
         }
+    }
+
+    /**
+     * Adds the counts of an endpoint that failed before the peer's FIN arrived: the peer's part of the counts is
+     * then {@linkplain #peerMissing() missing}.
+     */
+    synchronized void addWithoutPeer(TxStats mine) {
+        if (mine != null) {
+            local.add(mine);
+        }
+        peerMissing = true;
+    }
+
+    /** Whether some of the peer's counts did not arrive (the run failed before its FIN). */
+    synchronized boolean peerMissing() {
+        return peerMissing;
+    }
+
+    /**
+     * Takes the peer's counts from the peer itself (both sides in this JVM), replacing what its FIN messages
+     * brought: after a failure some FINs never came.
+     *
+     * @param peerLocal the peer side's own counts
+     */
+    synchronized void peerCounts(TxStats peerLocal) {
+        java.util.Arrays.fill(peer.validated, 0);
+        java.util.Arrays.fill(peer.wrong, 0);
+        peer.errors = 0;
+        peer.add(peerLocal);
+        peerMissing = false;
     }
 
     /** Records the fatal failure. */

@@ -5,7 +5,7 @@ import java.net.SocketAddress;
 import java.util.List;
 
 /**
- * The three ways to run {@code jdat test}: both sides in this JVM, the server only, the client only. Each
+ * The three ways to run {@code jdat tx}: both sides in this JVM, the server only, the client only. Each
  * returns the result of its side (in one JVM: the client's, which holds both sides' counts); a fatal
  * failure is in the result, not thrown, so the summary still shows what was done. The IAs are always
  * closed.
@@ -50,6 +50,9 @@ final class TxRun {
                 r.counts("server IA", server.side.ia.counters());
             }
             TxResult sr = server.result();
+            if (sr != null && r.peerMissing()) {
+                r.peerCounts(sr.local);
+            }
             if (sr != null) {
                 for (String m : sr.messages()) {
                     r.dataError(m);

@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The server side of {@code jdat test}: listens on one Public Service Point, accepts the client's
+ * The server side of {@code jdat tx}: listens on one Public Service Point, accepts the client's
  * {@code threads x endpoints} connections (each names its thread and endpoint in its private data), learns
  * the run from each endpoint's CONFIG, answers with INFO, runs one thread per client thread, and waits for
  * the client's disconnects. Serves one run.
@@ -191,7 +191,7 @@ final class TxServer implements AutoCloseable {
 
     private void note(String message) {
         if (log != null) {
-            log.println("jdat test server: " + message);
+            log.println("jdat tx server: " + message);
             log.flush();
         }
     }

@@ -10,7 +10,7 @@ import io.jdat.ProviderAttr;
 import java.lang.foreign.Arena;
 
 /**
- * One side of a {@code jdat test} run: the open IA, its attributes, one Protection Zone and the arena of
+ * One side of a {@code jdat tx} run: the open IA, its attributes, one Protection Zone and the arena of
  * every endpoint's memory. {@link #close()} closes the IA abruptly (freeing everything in it), then the
  * memory.
  */
@@ -43,7 +43,7 @@ final class TxSide implements AutoCloseable {
             }
             if (providerAttr.maxPrivateDataSize() < TxWire.CONNECT_PD) {
                 throw new PerfFailure("IA \"" + iaName + "\" carries only " + providerAttr.maxPrivateDataSize()
-                        + " bytes of private data, jdat test needs " + TxWire.CONNECT_PD);
+                        + " bytes of private data, jdat tx needs " + TxWire.CONNECT_PD);
             }
             pz = ProtectionZone.create(ia);
         } catch (RuntimeException | Error e) {

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the two sides of {@code jdat test} tell each other, all of it through DAT: the connection private
+ * What the two sides of {@code jdat tx} tell each other, all of it through DAT: the connection private
  * data, and small control messages (Sends) in each endpoint's control region. Big-endian.
  *
  * <ul>
@@ -55,13 +55,13 @@ final class TxWire {
         static Hello decode(byte[] pd) {
             if (pd.length != CONNECT_PD) {
                 throw new PerfFailure("connection request with " + pd.length + " bytes of private data: not a "
-                        + "jdat test client");
+                        + "jdat tx client");
             }
             ByteBuffer b = ByteBuffer.wrap(pd);
             long magic = b.getLong();
             int version = b.getShort();
             if (magic != MAGIC || version != VERSION) {
-                throw new PerfFailure("connection request from something that is not a jdat test client of "
+                throw new PerfFailure("connection request from something that is not a jdat tx client of "
                         + "version " + VERSION + " (magic 0x" + Long.toHexString(magic) + ", version " + version + ")");
             }
             int thread = b.getShort() & 0xFFFF;
@@ -82,7 +82,7 @@ final class TxWire {
     static void checkWelcome(byte[] pd, String where) {
         ByteBuffer b = ByteBuffer.wrap(pd);
         if (pd.length != ACCEPT_PD || b.getLong() != MAGIC || b.getShort() != VERSION) {
-            throw new PerfFailure(where + ": the server is not a jdat test server of version " + VERSION);
+            throw new PerfFailure(where + ": the server is not a jdat tx server of version " + VERSION);
         }
     }
 

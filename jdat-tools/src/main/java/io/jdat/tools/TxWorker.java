@@ -3,7 +3,7 @@ package io.jdat.tools;
 import java.util.List;
 
 /**
- * The iterations of one thread of {@code jdat test}, the same on both sides: each step runs over all of the
+ * The iterations of one thread of {@code jdat tx}, the same on both sides: each step runs over all of the
  * thread's endpoints before the next, so their transfers overlap.
  *
  * <ol>
@@ -28,6 +28,26 @@ final class TxWorker {
      * @param result where the counts go
      */
     static void run(List<TxEndpoint> eps, TxHooks hooks, TxResult result) {
+        int counted = 0;
+        try {
+            iterate(eps, hooks);
+            for (TxEndpoint e : eps) {
+                e.sendFin();
+            }
+            for (TxEndpoint e : eps) {
+                result.add(e.stats, e.awaitFin());
+                counted++;
+            }
+        } finally {
+            // After a failure what this side validated still counts; the peer's counts (its FIN) did not come.
+            for (int k = counted; k < eps.size(); k++) {
+                result.addWithoutPeer(eps.get(k).stats);
+            }
+        }
+    }
+
+    /** Every iteration of the thread's endpoints. */
+    private static void iterate(List<TxEndpoint> eps, TxHooks hooks) {
         long n = eps.getFirst().config.iterations();
         for (long i = 0; i < n; i++) {
             for (TxEndpoint e : eps) {
@@ -54,12 +74,6 @@ final class TxWorker {
             for (TxEndpoint e : eps) {
                 e.awaitDone(i);
             }
-        }
-        for (TxEndpoint e : eps) {
-            e.sendFin();
-        }
-        for (TxEndpoint e : eps) {
-            result.add(e.stats, e.awaitFin());
         }
     }
 }

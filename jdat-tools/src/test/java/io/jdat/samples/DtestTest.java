@@ -43,7 +43,7 @@ class DtestTest {
 
     private static Dtest.Config config(String ia, SocketAddress iaAddress, int qual, int info, int size, int burst) {
         return new Dtest.Config(ia, "127.0.0.1", iaAddress, qual, info, size, burst, 10, false, false, TIMEOUT_MS,
-                Dtest.DEFAULT_PROVIDER, "127.0.0.1", 0);
+                Dtest.DEFAULT_PROVIDER, "127.0.0.1", 0, TIMEOUT_MS); // both sides start at once: wait for the server
     }
 
     /** Both sides, the server on another thread; returns {client, server} results or rethrows. */
@@ -227,7 +227,7 @@ class DtestTest {
         CompletableFuture<Cli> server = CompletableFuture.supplyAsync(() -> jdat("dtest", "-s", "--conn-qual", q,
                 "--info-port", info, "--ia-params", "127.0.0.1", "-b", "2048", "-B", "20", "--settle", "0"));
         Cli client = jdat("dtest", "-h", "127.0.0.1", "--conn-qual", q, "--info-port", info, "--ia-params",
-                "127.0.0.1", "-b", "2048", "-B", "20", "--settle", "0", "-v", "-p");
+                "127.0.0.1", "-b", "2048", "-B", "20", "--settle", "0", "-v", "-p", "--connect-timeout", "30000");
         Cli s = server.get(30, TimeUnit.SECONDS);
         assertEquals(0, client.exitCode(), client.out() + client.err());
         assertEquals(0, s.exitCode(), s.out() + s.err());
@@ -253,6 +253,7 @@ class DtestTest {
     void noServerFailsWithExitCode1() throws Exception {
         Cli c = jdat("dtest", "-h", "127.0.0.1", "--info-port", String.valueOf(freePort()), "--timeout", "500");
         assertEquals(1, c.exitCode());
-        assertTrue(c.err().startsWith("jdat dtest client: FAILED: no server info from 127.0.0.1:"), c.err());
+        assertTrue(c.err().startsWith("jdat dtest client: FAILED: no dtest server at 127.0.0.1:"), c.err());
+        assertTrue(c.err().contains("(connection refused for 500 ms): start 'jdat dtest -s'"), c.err());
     }
 }

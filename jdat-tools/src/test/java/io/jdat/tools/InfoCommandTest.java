@@ -61,7 +61,8 @@ class InfoCommandTest {
     void unknownIaIsAUsageError() {
         PerfCommandTest.Run r = PerfCommandTest.jdat("info", "--ia", "no-such-ia");
         assertEquals(2, r.exitCode());
-        assertTrue(r.err().contains("not registered"), r.err());
+        assertTrue(r.err().contains("--ia no-such-ia: no IA of that name is registered; the registered names are mem, "
+                + "tcp"), r.err());
     }
 
     @Test

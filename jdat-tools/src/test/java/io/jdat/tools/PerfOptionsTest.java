@@ -184,19 +184,19 @@ class PerfOptionsTest {
     }
 
     @Test
-    void jdatTestUsesTheSameNamesAcceptTimeoutAndWait() {
-        PerfCommandTest.Run old = jdat("test", "--server", "--wait", "30");
+    void jdatTxUsesTheSameNamesAcceptTimeoutAndWait() {
+        PerfCommandTest.Run old = jdat("tx", "--server", "--wait", "30");
         assertEquals(2, old.exitCode(), old.err());
         assertEquals(1, old.err().lines().count(), old.err());
         assertTrue(old.err().contains("use --accept-timeout 30"), old.err());
-        PerfCommandTest.Run both = jdat("test", "--poll", "--wait");
+        PerfCommandTest.Run both = jdat("tx", "--poll", "--wait");
         assertEquals(2, both.exitCode(), both.err());
         assertTrue(both.err().contains("--poll and --wait exclude each other"), both.err());
-        PerfCommandTest.Run run = assertTimeoutPreemptively(LIMIT, () -> jdat("test", "--wait", "-i", "3",
+        PerfCommandTest.Run run = assertTimeoutPreemptively(LIMIT, () -> jdat("tx", "--wait", "-i", "3",
                 "--op", "send:1x64", "--conn-qual", qual()));
         assertEquals(0, run.exitCode(), run.out() + run.err());
         assertTrue(run.out().contains("waiting (dat_evd_wait)"), run.out());
-        PerfCommandTest.Run help = jdat("test", "--help");
+        PerfCommandTest.Run help = jdat("tx", "--help");
         assertTrue(help.out().contains("--accept-timeout=SECONDS"), help.out());
         assertTrue(help.out().contains("--wait "), help.out());
     }
@@ -331,17 +331,20 @@ class PerfOptionsTest {
     @Test
     void tableHasP999AndMaxColumnsInOrder() {
         PerfCommandTest.Run r = perf("--op", "rdma-write", "--test", "latency", "-n", "2000", "--warmup", "100");
-        assertTrue(Pattern.compile("(?m)^operation\\s+size\\s+median \\S+\\s+p99 \\S+\\s+p99\\.9 \\S+\\s+max \\S+\\s+"
-                + "bandwidth MB/s$").matcher(r.out()).find(), r.out());
-        Matcher m = Pattern.compile("(?m)^RDMA write ping-pong\\s+64 B\\s+([0-9.,]+)\\s+([0-9.,]+)\\s+([0-9.,]+)\\s+"
-                + "([0-9.,]+)\\s+-$").matcher(r.out());
+        assertTrue(Pattern.compile("(?m)^operation\\s+size\\s+min \\S+\\s+median \\S+\\s+avg \\S+\\s+stdev \\S+\\s+"
+                + "p99 \\S+\\s+p99\\.9 \\S+\\s+max \\S+\\s+MB/s\\s+msg/s$").matcher(r.out()).find(), r.out());
+        String num = "([0-9.,]+)\\s+";
+        Matcher m = Pattern.compile("(?m)^RDMA write ping-pong\\s+64 B\\s+" + num.repeat(7) + "-\\s+[0-9.,]+$")
+                .matcher(r.out());
         assertTrue(m.find(), r.out());
-        double[] v = new double[4];
-        for (int i = 0; i < 4; i++) {
+        double[] v = new double[7];
+        for (int i = 0; i < 7; i++) {
             v[i] = Double.parseDouble(m.group(i + 1).replace(",", ""));
         }
-        assertTrue(v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3], m.group());
-        assertTrue(r.out().contains("median/p99/p99.9/max: one-way latency"), r.out());
+        // min <= median <= p99 <= p99.9 <= max; min <= avg <= max
+        assertTrue(v[0] <= v[1] && v[1] <= v[4] && v[4] <= v[5] && v[5] <= v[6], m.group());
+        assertTrue(v[0] <= v[2] && v[2] <= v[6], m.group());
+        assertTrue(r.out().contains("min/median/avg/stdev/p99/p99.9/max: one-way latency"), r.out());
     }
 
     @Test
@@ -465,7 +468,7 @@ class PerfOptionsTest {
     /** The client's selection, duration, wait mode and verification travel to a two-process server. */
     @Test
     void serverRunsTheClientsOptionsOverTcp() throws Exception {
-        String port = TestCommandTest.qual("tcp");
+        String port = TxCommandTest.qual("tcp");
         CountDownLatch listening = new CountDownLatch(1);
         CompletableFuture<PerfConfig> server = CompletableFuture.supplyAsync(
                 () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, a -> listening.countDown()));

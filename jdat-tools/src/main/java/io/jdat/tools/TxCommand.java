@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,20 +13,21 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code jdat test}: a transaction test in the manner of dapltest's {@code -T T}. {@code threads} client
- * threads each connect {@code eps} endpoints to a server, which runs as many threads; every iteration, each
- * endpoint runs the op list (Sends, RDMA Writes and RDMA Reads, each posted by the client or the server,
- * with a gather/scatter list), and every byte that arrives is checked against a pattern unique to the run,
- * endpoint, iteration and operation; every completion is checked for status, cookie, length and
- * duplication. Prints a pass/fail summary with the counts; exit code 0 on PASS, 1 on FAIL.
+ * {@code jdat tx} ({@code ./jdat.sh tx}): a transaction test in the manner of dapltest's {@code -T T}.
+ * {@code threads} client threads each connect {@code eps} endpoints to a server, which runs as many threads;
+ * every iteration, each endpoint runs the op list (Sends, RDMA Writes and RDMA Reads, each posted by the client
+ * or the server, with a gather/scatter list), and every byte that arrives is checked against a pattern unique to
+ * the run, endpoint, iteration and operation; every completion is checked for status, cookie, length and
+ * duplication. Prints a pass/fail summary with the counts; exit code 0 on PASS, 1 on FAIL. Its former name,
+ * {@code jdat test}, still works ({@link OldName}) and says so.
  */
-@Command(name = "test", aliases = "tx", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(name = "tx", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Transaction test (dapltest -T T): threads x endpoints run an op list of Sends, RDMA Writes "
                 + "and RDMA Reads for some iterations, every byte validated. Both sides in this JVM by default; "
                 + "--server and --client ADDR for two processes.",
             "Exit code 0: PASS; 1: FAIL (wrong data, a failed or missing completion, a DAT error); 2: usage error."},
         sortOptions = false)
-public final class TestCommand implements Callable<Integer> {
+public class TxCommand implements Callable<Integer> {
     private static final List<String> DEFAULT_OPS = List.of("client:send:2x1024", "server:send:1x4096",
             "client:rdma-write:1x4096", "server:rdma-write:4x2048", "client:rdma-read:2x1024", "server:rdma-read:1x4096");
 
@@ -95,11 +97,40 @@ public final class TestCommand implements Callable<Integer> {
     private boolean json;
 
     /** Creates the command (picocli instantiates it). */
-    public TestCommand() {
+    public TxCommand() {
+    }
+
+    /**
+     * {@code jdat test}, the former name of {@code jdat tx}: hidden from the command list, runs {@code jdat tx}
+     * after one line on standard error naming the new name ({@code ./jdat.sh test} is the Maven suite).
+     */
+    @Command(name = "test", hidden = true)
+    static final class OldName extends TxCommand {
+        /** Creates the command (picocli instantiates it). */
+        OldName() {
+        }
+
+        @Override
+        public Integer call() {
+            CommandLine cl = spec().commandLine();
+            cl.getErr().println("jdat test: this is now jdat tx (./jdat.sh tx; ./jdat.sh test runs the unit tests): "
+                    + "running jdat tx");
+            cl.getErr().flush();
+            return super.call();
+        }
+    }
+
+    /** The command's model (for {@link OldName}). */
+    CommandSpec spec() {
+        return spec;
     }
 
     @Override
     public Integer call() {
+        IaNames.require(spec, "--ia", ia);
+        if (mode != null && mode.client != null) {
+            IaNames.requireAddressFits(spec, ia, mode.client.address(), TxClient.display(mode.client.address()));
+        }
         require(threads >= 1 && threads <= TxConfig.MAX_THREADS, "--threads must be 1.." + TxConfig.MAX_THREADS);
         require(eps >= 1 && eps <= TxConfig.MAX_EPS, "--eps must be 1.." + TxConfig.MAX_EPS);
         require(iterations >= 1 && iterations < (1L << 48), "--iterations must be at least 1");
@@ -123,7 +154,7 @@ public final class TestCommand implements Callable<Integer> {
             role = "server";
             r = TxRun.server(ia, connQual, poll, timeout, acceptTimeout, spec.commandLine().getErr(), a -> {
                 if (!json) {
-                    spec.commandLine().getErr().println("jdat test server: IA \"" + ia + "\" listening at " + TxClient.display(a)
+                    spec.commandLine().getErr().println("jdat tx server: IA \"" + ia + "\" listening at " + TxClient.display(a)
                             + " qualifier " + connQual);
                     spec.commandLine().getErr().flush();
                 }

@@ -30,8 +30,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@code jdat test}: counts, validation, both modes, every landed provider. */
-class TestCommandTest {
+/** {@code jdat tx}: counts, validation, both modes, every landed provider. */
+class TxCommandTest {
     private static final AtomicLong QUALS = new AtomicLong(32_000);
     private static final Duration LIMIT = Duration.ofSeconds(60);
 
@@ -70,7 +70,7 @@ class TestCommandTest {
     @MethodSource("landedProviders")
     void shortRunPassesOnEveryLandedProviderWithExactCounts(String ia) {
         int openBefore = Registry.openCount(ia);
-        PerfCommandTest.Run r = assertTimeoutPreemptively(LIMIT, () -> PerfCommandTest.jdat("test", "--ia", ia,
+        PerfCommandTest.Run r = assertTimeoutPreemptively(LIMIT, () -> PerfCommandTest.jdat("tx", "--ia", ia,
                 "-t", "2", "-w", "2", "-i", "10", "--conn-qual", qual(ia), "--json"));
         assertEquals(0, r.exitCode(), () -> r.out() + r.err());
         String json = r.out();
@@ -93,7 +93,7 @@ class TestCommandTest {
 
     @Test
     void tableShowsEveryOperationAndPass() {
-        PerfCommandTest.Run r = assertTimeoutPreemptively(LIMIT, () -> PerfCommandTest.jdat("test", "-i", "7",
+        PerfCommandTest.Run r = assertTimeoutPreemptively(LIMIT, () -> PerfCommandTest.jdat("tx", "-i", "7",
                 "--op", "send:3x4096", "--op", "server:rw:1x65536", "--op", "rr:1000", "--op", "server:sr:5",
                 "--conn-qual", qual("mem"), "--poll"));
         assertEquals(0, r.exitCode(), () -> r.out() + r.err());
@@ -156,6 +156,41 @@ class TestCommandTest {
         assertTrue(text.toString().strip().endsWith("FAIL"), text.toString());
     }
 
+    /**
+     * A fatal failure in the middle of a run (the server fails in iteration 60 of 100): the report still counts
+     * what both sides validated before it (issue 15 item 11: every row said "validated 0").
+     */
+    @Test
+    void afterAFailureTheReportShowsWhatWasValidated() {
+        List<TxOp> ops = List.of(new TxOp(false, TxOp.Kind.SEND, 1, 256), new TxOp(true, TxOp.Kind.RDMA_WRITE, 1, 512),
+                new TxOp(false, TxOp.Kind.RDMA_READ, 1, 128));
+        TxConfig c = new TxConfig("mem", QUALS.getAndIncrement(), 2, 2, 100, ops, false, 10, 43);
+        TxHooks failing = new TxHooks() {
+            @Override
+            public void sourceFilled(TxEndpoint ep, long iteration, int op, MemorySegment buffer) {
+                if (iteration == 60 && ep.name.startsWith("server")) {
+                    throw new PerfFailure("injected failure in iteration 60");
+                }
+            }
+        };
+        TxResult r = assertTimeoutPreemptively(LIMIT, () -> TxRun.oneProcess(c, failing));
+        assertFalse(r.passed());
+        assertTrue(String.valueOf(r.fatal()).contains("injected failure in iteration 60"), () -> "" + r.fatal());
+        // 2 threads x 2 endpoints: every execution of iterations 0..58 was validated by one side or the other.
+        for (int k = 0; k < ops.size(); k++) {
+            assertTrue(r.validated(k) >= 4 * 59 && r.validated(k) <= 4 * 61, "op " + k + ": " + r.validated(k));
+        }
+        assertFalse(r.peerMissing(), "both sides are in this JVM: the server's own counts were taken");
+        StringWriter text = new StringWriter();
+        TxReport.text(new PrintWriter(text), r, "both sides");
+        Pattern total = Pattern.compile("(?m)^total\\s+1,200\\s+([0-9,]+)\\s");
+        java.util.regex.Matcher m = total.matcher(text.toString());
+        assertTrue(m.find(), text.toString());
+        long validated = Long.parseLong(m.group(1).replace(",", ""));
+        assertTrue(validated >= 3 * 4 * 59, text.toString());
+        assertTrue(text.toString().strip().endsWith("FAIL"), text.toString());
+    }
+
     @Test
     void serverAndClientModesOverTcpExchangeTheirCounts() throws Exception {
         long q = Long.parseLong(qual("tcp"));
@@ -187,33 +222,35 @@ class TestCommandTest {
 
     @Test
     void clientWithoutServerFailsWithOneErrorLineAndExitCode1() {
-        PerfCommandTest.Run r = assertTimeoutPreemptively(LIMIT, () -> PerfCommandTest.jdat("test", "--ia", "tcp",
+        PerfCommandTest.Run r = assertTimeoutPreemptively(LIMIT, () -> PerfCommandTest.jdat("tx", "--ia", "tcp",
                 "--client", "127.0.0.1:" + qual("tcp"), "-i", "1"));
         assertEquals(1, r.exitCode(), r.out() + r.err());
         List<String> errors = new ArrayList<>(r.out().lines().filter(l -> l.startsWith("error: ")).toList());
         assertEquals(1, errors.size(), r.out());
-        assertTrue(errors.getFirst().contains("DAT_CONNECTION_EVENT_NON_PEER_REJECTED (is 'jdat test --server' "
+        assertTrue(errors.getFirst().contains("DAT_CONNECTION_EVENT_NON_PEER_REJECTED (is 'jdat tx --server' "
                 + "running there"), errors.getFirst());
         assertTrue(r.out().strip().endsWith("FAIL"), r.out());
     }
 
     @Test
     void usageErrorsExitWith2() {
-        for (String[] args : List.of(new String[] {"test", "--threads", "0"}, new String[] {"test", "--op", "fly:2"},
-                new String[] {"test", "--op", "send:0x64"}, new String[] {"test", "--server", "--client", "x"})) {
+        for (String[] args : List.of(new String[] {"tx", "--threads", "0"}, new String[] {"tx", "--op", "fly:2"},
+                new String[] {"tx", "--op", "send:0x64"}, new String[] {"tx", "--server", "--client", "x"})) {
             PerfCommandTest.Run r = PerfCommandTest.jdat(args);
             assertEquals(2, r.exitCode(), String.join(" ", args) + ": " + r.err());
-            assertTrue(r.err().startsWith("jdat test: "), r.err());
+            assertTrue(r.err().startsWith("jdat tx: "), r.err());
         }
     }
 
+    /** {@code jdat test}, the former name of {@code jdat tx}, still runs it and says what the name is now. */
     @Test
-    void unknownIaIsOneLineAndExitCode1() {
-        PerfCommandTest.Run r = PerfCommandTest.jdat("test", "--ia", "no-such-ia");
-        assertEquals(1, r.exitCode());
-        assertEquals(1, r.err().lines().count(), r.err());
-        assertTrue(r.err().startsWith("jdat test: error: DAT_PROVIDER_NOT_FOUND"), r.err());
-        assertTrue(r.err().contains("; registered IA names: mem, tcp"), r.err());
+    void theFormerNameTestStillRunsTxAndSaysSo() {
+        PerfCommandTest.Run r = assertTimeoutPreemptively(LIMIT, () -> PerfCommandTest.jdat("test", "-i", "2",
+                "--op", "send:1x64", "--conn-qual", qual("mem"), "--json"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        assertTrue(r.out().startsWith("{\"result\":\"PASS\""), r.out());
+        assertEquals("jdat test: this is now jdat tx (./jdat.sh tx; ./jdat.sh test runs the unit tests): running "
+                + "jdat tx", r.err().strip());
     }
 
     @Test
