@@ -336,7 +336,12 @@ public final class ShmFiles {
         }
     }
 
-    /** Deletes the regular files of {@code dir} ({@link #LOCK_FILE} last), then {@code dir}; true if it is gone. */
+    /**
+     * Deletes the files of {@code dir} ({@link #LOCK_FILE} last), then {@code dir}; true if it is gone. Where
+     * {@code dir} cannot be listed (no descriptor left, under a low {@code ulimit -n}), still deletes the lock
+     * file and the directory, which succeeds if nothing else is in it (as for an instance whose creation
+     * failed).
+     */
     static boolean deleteTree(Path dir) {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
@@ -347,7 +352,7 @@ public final class ShmFiles {
         } catch (NoSuchFileException e) {
             return true;
         } catch (IOException e) {
-            return false;
+            // cannot list or delete an entry: try the lock file and the directory below
         }
         try {
             Files.deleteIfExists(dir.resolve(LOCK_FILE));
