@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * leaves no instance directory behind (also under a low descriptor limit, where an open fails at each of its
  * steps in turn). Each case runs in a child JVM, whose default base (the system property
  * {@value ShmFiles#BASE_DIRECTORY_PROPERTY}) the test squats: the real {@code /dev/shm/jdat-shm-<uid>} is
- * shared with every other shm user of the host.
+ * shared with every other shm user of the host. Conformance: IAO-08 (dat_ia_open returns
+ * INSUFFICIENT_RESOURCES or INVALID_PARAMETER), IAO-01 (many concurrent opens), IAC-07 (close leaks nothing).
  */
 class ShmBaseDirectoryTest {
     private static final Duration WAIT = Duration.ofMinutes(3);

@@ -16,12 +16,12 @@ import java.util.TreeSet;
 /**
  * Run by {@link ShmBaseDirectoryTest} in a child JVM under a low {@code ulimit -n} (and {@code ulimit -l 0}),
  * with its base directory in the system property {@value ShmFiles#BASE_DIRECTORY_PROPERTY}: opens {@code shm}
- * IAs until the descriptors run out, closes three, takes every descriptor left, then gives them back one at a time and
- * tries to open an IA after each, so that an open fails at each of its steps that needs a descriptor (the lock
- * file, the progress thread's selector...). Every failure must be a {@link DatException}
- * ({@code DAT_INSUFFICIENT_RESOURCES}) that leaves no instance directory behind; after all IAs close, only the
- * process's memory directory remains, and an IA connects and moves data again. Prints {@code RESULT ok ...} or
- * {@code RESULT fail: <why>}.
+ * IAs until the descriptors run out, closes three, takes every descriptor left, then gives them back one at a
+ * time and tries to open an IA after each, so that an open fails at each of its steps that needs a descriptor
+ * (the lock file, the progress thread's selector...). Every failure must be a {@link DatException}
+ * ({@code DAT_INSUFFICIENT_RESOURCES}, IAO-08) that leaves no instance directory behind; after all IAs close
+ * (IAC-07: no leak), only the process's memory directory remains, and an IA connects and moves data again.
+ * Prints {@code RESULT ok ...} or {@code RESULT fail: <why>}.
  */
 public final class ShmDescriptorLimitMain {
     private static String lastRefusal;
