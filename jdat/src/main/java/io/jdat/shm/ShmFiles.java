@@ -486,7 +486,8 @@ public final class ShmFiles {
         private final Path dir;
         private final FileChannel lockChannel;
         private final ReentrantLock guard = new ReentrantLock();
-        private boolean closed;
+        /** Written under {@link #guard}; volatile for the exit hook, which may give up waiting for it. */
+        private volatile boolean closed;
 
         private Instance(String id, Path dir, FileChannel lockChannel) {
             this.id = id;
