@@ -55,6 +55,12 @@ import java.util.OptionalInt;
  * one-byte read of an address the peer published) and fall back to a bounce buffer when it is not
  * {@link Access#ALLOWED}.
  *
+ * <p>The JVM too must let jdat make the calls: binding them is a restricted operation of the FFM API. Without
+ * {@code --enable-native-access=ALL-UNNAMED} (or {@code =io.jdat} on the module path) the JDK warns once; under
+ * {@code --illegal-native-access=deny} it refuses, and then this class reports itself unsupported
+ * ({@link #isSupported()} false, {@link #nativeAccessRefused()} true) instead of failing to initialize, so the
+ * transport falls back exactly as for a kernel refusal.
+ *
  * <h2>Ownership, lifetime, threads</h2>
  * An instance owns a 32-byte scratch area (the two {@code struct iovec}s) and the {@code errno} capture
  * buffer, allocated in a shared {@link Arena} at creation and freed by {@link #close()}; its transfers allocate

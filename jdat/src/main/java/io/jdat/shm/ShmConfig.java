@@ -25,8 +25,8 @@ import java.util.Locale;
  *       that is not permitted;</li>
  *   <li>{@code staging}: bytes of each side's read-staging area, used for RDMA Read data without cross-memory
  *       attach (262144);</li>
- *   <li>{@code xmem}: {@code auto} uses cross-memory attach where the kernel permits it, {@code off} never
- *       (fragments and staging only).</li>
+ *   <li>{@code xmem}: {@code auto} uses cross-memory attach where the kernel and the JVM permit it (native
+ *       access: see {@link CrossMemory}), {@code off} never (fragments and staging only).</li>
  * </ul>
  *
  * @param name        the IA's name, or null for a fresh one
