@@ -55,6 +55,12 @@ import java.util.OptionalInt;
  * one-byte read of an address the peer published) and fall back to a bounce buffer when it is not
  * {@link Access#ALLOWED}.
  *
+ * <p>The JVM too must let jdat make the calls: binding them is a restricted operation of the FFM API. Without
+ * {@code --enable-native-access=ALL-UNNAMED} (or {@code =io.jdat} on the module path) the JDK warns once; under
+ * {@code --illegal-native-access=deny} it refuses, and then this class reports itself unsupported
+ * ({@link #isSupported()} false, {@link #nativeAccessRefused()} true) instead of failing to initialize, so the
+ * transport falls back exactly as for a kernel refusal.
+ *
  * <h2>Ownership, lifetime, threads</h2>
  * An instance owns a 32-byte scratch area (the two {@code struct iovec}s) and the {@code errno} capture
  * buffer, allocated in a shared {@link Arena} at creation and freed by {@link #close()}; its transfers allocate
@@ -122,12 +128,24 @@ public final class CrossMemory implements AutoCloseable {
     }
 
     /**
-     * Whether this platform has cross-memory attach bound: Linux on x86_64 or aarch64, a 64-bit JVM, and both
-     * symbols found in the C library. Does not tell whether the kernel or a seccomp filter lets the calls
-     * through: {@link #available()} checks that too. Cached; cheap.
+     * Whether this platform has cross-memory attach bound: Linux on x86_64 or aarch64, a 64-bit JVM, both
+     * symbols found in the C library, and native access permitted ({@link #nativeAccessRefused()}). Does not
+     * tell whether the kernel or a seccomp filter lets the calls through: {@link #available()} checks that too.
+     * Cached; cheap.
      */
     public static boolean isSupported() {
         return Handles.READV != null;
+    }
+
+    /**
+     * Whether the JVM refused to bind the calls because native access is not enabled for jdat and illegal
+     * native access is denied ({@code --illegal-native-access=deny}, the JDK's announced future default,
+     * without {@code --enable-native-access=ALL-UNNAMED}, or {@code =io.jdat} on the module path). Then
+     * {@link #isSupported()} is false and the {@code shm} provider copies through shared memory, as where the
+     * kernel refuses cross-memory attach; adding the flag restores the single-copy path.
+     */
+    public static boolean nativeAccessRefused() {
+        return Handles.NATIVE_ACCESS_REFUSED != null;
     }
 
     /**
@@ -166,7 +184,10 @@ public final class CrossMemory implements AutoCloseable {
         return available().orElseThrow(() -> new UnsupportedOperationException(
                 "process_vm_readv/process_vm_writev unavailable (os.name=" + System.getProperty("os.name")
                         + ", os.arch=" + System.getProperty("os.arch") + ", symbols "
-                        + (isSupported() ? "found, but refused on self (seccomp?)" : "not found") + ")"));
+                        + (isSupported() ? "found, but refused on self (seccomp?)"
+                                : nativeAccessRefused() ? "not bound: native access is denied to jdat; run java with"
+                                        + " --enable-native-access=ALL-UNNAMED (or =io.jdat on the module path)"
+                                : "not found") + ")"));
     }
 
     /**
@@ -329,10 +350,13 @@ public final class CrossMemory implements AutoCloseable {
     private static final class Handles {
         static final MethodHandle READV;
         static final MethodHandle WRITEV;
+        /** Why the JVM refused to bind the calls ({@link IllegalCallerException}'s message), or null. */
+        static final String NATIVE_ACCESS_REFUSED;
 
         static {
             MethodHandle r = null;
             MethodHandle w = null;
+            String refused = null;
             String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
             String arch = System.getProperty("os.arch", "");
             if (os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))
@@ -348,12 +372,21 @@ public final class CrossMemory implements AutoCloseable {
                 var rs = libc.find("process_vm_readv");
                 var ws = libc.find("process_vm_writev");
                 if (rs.isPresent() && ws.isPresent()) {
-                    r = linker.downcallHandle(rs.get(), fd, errno);
-                    w = linker.downcallHandle(ws.get(), fd, errno);
+                    try {
+                        r = linker.downcallHandle(rs.get(), fd, errno);
+                        w = linker.downcallHandle(ws.get(), fd, errno);
+                    } catch (IllegalCallerException e) {
+                        // --illegal-native-access=deny without --enable-native-access for jdat: as a kernel
+                        // refusal, the transport copies through shared memory instead
+                        r = null;
+                        w = null;
+                        refused = e.getMessage();
+                    }
                 }
             }
             READV = r;
             WRITEV = w;
+            NATIVE_ACCESS_REFUSED = refused;
         }
 
         private Handles() {

@@ -15,7 +15,7 @@ import java.nio.channels.FileChannel;
  * connection cannot be told from the stack. The progress loops catch it at their top and ask every connection
  * whether one of its files shrank; the one that did breaks, the others go on.
  *
- * <p>The channel is closed when the arena closes (a cleanup action attached to the arena), on every path.
+ * <p>The channel is closed when the arena, a {@link ChannelArena}, closes, on every path.
  */
 final class MappedFile {
     private final FileChannel channel;
@@ -29,13 +29,17 @@ final class MappedFile {
     /**
      * Maps all of {@code channel} read-write in {@code arena} and keeps the channel open until the arena
      * closes. On failure the channel is closed.
+     *
+     * @param arena a {@link ChannelArena}, which closes the channel with it
+     * @throws IllegalArgumentException if {@code arena} is not a {@link ChannelArena} (the channel is closed)
      */
     static MappedFile map(FileChannel channel, Arena arena) throws IOException {
         try {
+            if (!(arena instanceof ChannelArena owner)) {
+                throw new IllegalArgumentException("a MappedFile needs a ChannelArena, not " + arena);
+            }
             MemorySegment m = channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena);
-            // restricted (the provider runs with native access, as for cross-memory attach): a zero-length
-            // segment whose only purpose is the cleanup action that closes the channel with the arena
-            MemorySegment.NULL.reinterpret(0, arena, s -> closeQuietly(channel));
+            owner.closeWith(channel);
             return new MappedFile(channel, m);
         } catch (IOException | RuntimeException e) {
             closeQuietly(channel);

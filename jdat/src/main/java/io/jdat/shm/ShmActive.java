@@ -119,7 +119,7 @@ final class ShmActive implements Transport.ConnectAttempt {
         Path path = transport.instance.path(name);
         int ring = transport.config.ringCapacity();
         int staging = transport.config.staging();
-        Arena arena = Arena.ofShared();
+        Arena arena = ChannelArena.ofShared();
         ShmConnection conn = null;
         try {
             // the channel stays open with the arena: a truncation by the peer is detectable (MappedFile)

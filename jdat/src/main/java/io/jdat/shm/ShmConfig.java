@@ -25,8 +25,8 @@ import java.util.Locale;
  *       that is not permitted;</li>
  *   <li>{@code staging}: bytes of each side's read-staging area, used for RDMA Read data without cross-memory
  *       attach (262144);</li>
- *   <li>{@code xmem}: {@code auto} uses cross-memory attach where the kernel permits it, {@code off} never
- *       (fragments and staging only);</li>
+ *   <li>{@code xmem}: {@code auto} uses cross-memory attach where the kernel and the JVM permit it (native
+ *       access: see {@link CrossMemory}), {@code off} never (fragments and staging only);</li>
  *   <li>{@code peer_timeout}: the liveness bound in milliseconds, 0 (the default) for none: a connection whose
  *       peer's heartbeat ({@link ConnectionLayout#HEARTBEAT}) does not move for this long breaks
  *       ({@code DAT_CONNECTION_EVENT_BROKEN}; see {@code docs/liveness.md}).</li>

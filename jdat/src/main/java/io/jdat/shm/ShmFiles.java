@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -23,6 +24,8 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.jdat.DatException;
 import io.jdat.DatReturnSubtype;
@@ -46,8 +49,11 @@ import io.jdat.DatReturnType;
  *
  * <h2>Safety</h2>
  * {@link #open(Path)} creates the base with mode {@code 0700} or, if it exists, refuses it unless it is a real
- * directory (not a symbolic link), owned by this process's uid, with no group or other permission bit: in a
- * world-writable {@code /tmp} another user could otherwise pre-create it and read or replace the rings.
+ * directory (not a symbolic link), owned by this process's uid ({@link #currentUid()}), with no group or other
+ * permission bit: in a world-writable {@code /tmp} or {@code /dev/shm} another user could otherwise pre-create
+ * it and read or replace the rings. The refusal names the directory and the fix (remove it, or give the IA its
+ * own base with {@code dir=} or {@value #BASE_DIRECTORY_PROPERTY}); an IA given {@code dir=} never opens the
+ * default base, so a squatted default blocks nobody who chose another.
  * Instance directories and files are created {@code 0700} / {@code 0600} with {@code CREATE_NEW} (never
  * opening an existing file).
  *
@@ -57,7 +63,9 @@ import io.jdat.DatReturnType;
  * SIGKILL included, so a lock that can be taken means a dead owner: {@link #cleanStale()} (run by
  * {@link #open(Path)} and available on its own) removes exactly the instance directories whose lock it can
  * take, and never one whose owner lives. Instances of this JVM are recognised without touching their lock file
- * (closing any descriptor of a locked file drops the process's POSIX lock on it).
+ * (closing any descriptor of a locked file drops the process's POSIX lock on it). When the JVM exits normally
+ * or on SIGINT, SIGTERM or SIGHUP, a shutdown hook closes the instances of this JVM still open, so their
+ * directories go at once; only a process that runs no hooks (SIGKILL, a crash) leaves them to the next cleaner.
  *
  * <p>Instances of this class are immutable and thread-safe.
  */
@@ -79,6 +87,10 @@ public final class ShmFiles {
     private static final SecureRandom RANDOM = new SecureRandom();
     /** Directories of the instances this JVM holds (and creates): never opened by {@link #cleanStale()}. */
     private static final Set<Path> LIVE_HERE = ConcurrentHashMap.newKeySet();
+    /** The open instances of this JVM, which {@link ExitCleanup} closes when the JVM exits. */
+    private static final Set<Instance> OPEN = ConcurrentHashMap.newKeySet();
+    /** How long the exit hook waits for a thread inside {@link Instance#createFile} before removing anyway. */
+    static final Duration EXIT_WAIT = Duration.ofMillis(200);
 
     private final Path base;
 
@@ -206,7 +218,10 @@ public final class ShmFiles {
             }
             Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
             LIVE_HERE.remove(tmp);
-            return new Instance(id, dir, lockChannel);
+            Instance created = new Instance(id, dir, lockChannel);
+            ExitCleanup.arm();
+            OPEN.add(created);
+            return created;
         } catch (IOException | RuntimeException e) {
             if (lockChannel != null) {
                 try {
@@ -321,7 +336,12 @@ public final class ShmFiles {
         }
     }
 
-    /** Deletes the regular files of {@code dir} ({@link #LOCK_FILE} last), then {@code dir}; true if it is gone. */
+    /**
+     * Deletes the files of {@code dir} ({@link #LOCK_FILE} last), then {@code dir}; true if it is gone. Where
+     * {@code dir} cannot be listed (no descriptor left, under a low {@code ulimit -n}), still deletes the lock
+     * file and the directory, which succeeds if nothing else is in it (as for an instance whose creation
+     * failed).
+     */
     static boolean deleteTree(Path dir) {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
@@ -332,7 +352,7 @@ public final class ShmFiles {
         } catch (NoSuchFileException e) {
             return true;
         } catch (IOException e) {
-            return false;
+            // cannot list or delete an entry: try the lock file and the directory below
         }
         try {
             Files.deleteIfExists(dir.resolve(LOCK_FILE));
@@ -352,31 +372,66 @@ public final class ShmFiles {
                     "cannot read the attributes of the shm directory " + dir + ": " + e);
         }
         String problem = null;
+        long uid = currentUid();
+        long owner = uidOf(dir);
+        boolean foreign = uid >= 0 && owner >= 0 ? uid != owner
+                : !a.owner().getName().equals(System.getProperty("user.name"));
         if (a.isSymbolicLink()) {
             problem = "is a symbolic link";
         } else if (!a.isDirectory()) {
             problem = "is not a directory";
+        } else if (foreign) {
+            problem = "is owned by " + a.owner().getName() + (owner >= 0 ? " (uid " + owner + ")" : "")
+                    + ", not by this process's user" + (uid >= 0 ? " (uid " + uid + ")" : "");
         } else if (!a.permissions().equals(DIR_MODE)) {
             problem = "has permissions " + PosixFilePermissions.toString(a.permissions()) + ", not rwx------";
-        } else {
-            long uid = currentUid();
-            long owner = uidOf(dir);
-            if (uid >= 0 && owner >= 0 ? uid != owner
-                    : !a.owner().getName().equals(System.getProperty("user.name"))) {
-                problem = "is owned by " + a.owner().getName() + (owner >= 0 ? " (uid " + owner + ")" : "")
-                        + ", not by this process's user" + (uid >= 0 ? " (uid " + uid + ")" : "");
-            }
         }
         if (problem != null) {
             throw new DatException(DatReturnType.INVALID_PARAMETER, DatReturnSubtype.INVALID_ARG1,
                     "the shm directory " + dir + " " + problem
-                            + "; refusing it (another user could read or replace the provider's files)");
+                            + "; refusing it (another user could read or replace the provider's files). To fix: "
+                            + (foreign ? "have its owner or root remove it" : "remove it")
+                            + " (jdat recreates it with mode 0700), or give the IA another base directory of"
+                            + " its own with the IA parameter dir=PATH or the system property "
+                            + BASE_DIRECTORY_PROPERTY + "=PATH");
         }
     }
 
-    /** The effective uid of this process (the owner of {@code /proc/self}), or -1 if it cannot be read. */
+    /**
+     * The file-system uid of this process: the uid that owns the files it creates and that the kernel checks
+     * their permissions against (equal to the effective uid unless the process called {@code setfsuid}). Read
+     * once from the {@code Uid:} line of {@code /proc/self/status}; where that cannot be read, the owner of the
+     * process directory {@code /proc/self} points to (the link itself belongs to root, whoever runs); -1 if
+     * neither can be read.
+     */
     static long currentUid() {
-        return uidOf(Path.of("/proc/self"));
+        return Uid.VALUE;
+    }
+
+    /** Holds {@link #currentUid()}, read at first use. */
+    private static final class Uid {
+        static final long VALUE = read();
+
+        private Uid() {
+        }
+
+        private static long read() {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.US_ASCII)) {
+                    if (line.startsWith("Uid:")) {
+                        String[] ids = line.substring(4).strip().split("\\s+");   // real effective saved fs
+                        return Long.parseLong(ids[ids.length == 4 ? 3 : 1]);
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // no procfs: below
+            }
+            try {
+                return ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).longValue();   // follows
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
+        }
     }
 
     private static long uidOf(Path p) {
@@ -388,9 +443,41 @@ public final class ShmFiles {
     }
 
     /**
+     * The JVM shutdown hook that closes every {@link Instance} still open when the JVM exits normally or on
+     * SIGINT, SIGTERM or SIGHUP (which run the hooks): their directories and files are removed at once instead of
+     * waiting for the next {@link #cleanStale()} on the host. It touches only this JVM's instances, never waits
+     * more than {@link #EXIT_WAIT} per instance, and does no I/O but unlinking. SIGKILL and crashes run no hook:
+     * their files are left for {@link #cleanStale()}, as before.
+     */
+    private static final class ExitCleanup {
+        static {
+            try {
+                Runtime.getRuntime().addShutdownHook(
+                        Thread.ofPlatform().name("jdat-shm-exit-cleanup").unstarted(ExitCleanup::run));
+            } catch (IllegalStateException shuttingDown) {
+                // created during shutdown: left for the next cleanStale
+            }
+        }
+
+        private ExitCleanup() {
+        }
+
+        /** Registers the hook (once, by this class's initialization). */
+        static void arm() {
+            // the static initializer did it
+        }
+
+        private static void run() {
+            for (Instance i : OPEN) {
+                i.closeAtExit();
+            }
+        }
+    }
+
+    /**
      * One IA instance's directory and files, with the liveness lock held from creation to {@link #close()}.
      *
-     * <p>Thread-safe: its methods synchronize on the instance. Files created through it belong to the IA; the
+     * <p>Thread-safe: its methods take the instance's lock. Files created through it belong to the IA; the
      * {@link FileChannel}s it returns belong to the caller, who closes them (a mapping made from one stays valid
      * after the channel closes, and after the file is deleted, until its arena closes).
      */
@@ -398,7 +485,9 @@ public final class ShmFiles {
         private final String id;
         private final Path dir;
         private final FileChannel lockChannel;
-        private boolean closed;
+        private final ReentrantLock guard = new ReentrantLock();
+        /** Written under {@link #guard}; volatile for the exit hook, which may give up waiting for it. */
+        private volatile boolean closed;
 
         private Instance(String id, Path dir, FileChannel lockChannel) {
             this.id = id;
@@ -439,7 +528,16 @@ public final class ShmFiles {
          * @throws DatException          {@link DatReturnType#INSUFFICIENT_RESOURCES} if it cannot be created
          * @throws IllegalStateException if the instance is closed
          */
-        public synchronized FileChannel createFile(String name, long size) {
+        public FileChannel createFile(String name, long size) {
+            guard.lock();
+            try {
+                return createFileLocked(name, size);
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        private FileChannel createFileLocked(String name, long size) {
             if (closed) {
                 throw new IllegalStateException("shm instance " + id + " is closed");
             }
@@ -468,8 +566,13 @@ public final class ShmFiles {
         }
 
         /** Whether {@link #close()} has run. */
-        public synchronized boolean isClosed() {
-            return closed;
+        public boolean isClosed() {
+            guard.lock();
+            try {
+                return closed;
+            } finally {
+                guard.unlock();
+            }
         }
 
         /**
@@ -477,7 +580,37 @@ public final class ShmFiles {
          * stay valid (the kernel keeps the pages until the last mapping goes); a peer can no longer open them.
          */
         @Override
-        public synchronized void close() {
+        public void close() {
+            guard.lock();
+            try {
+                closeLocked();
+            } finally {
+                guard.unlock();
+            }
+        }
+
+        /**
+         * {@link #close()} from the exit hook: waits at most {@link #EXIT_WAIT} for a thread inside
+         * {@link #createFile}, then removes the files either way (the liveness lock is held until the process
+         * ends, so no cleaner of another process can race the removal).
+         */
+        void closeAtExit() {
+            boolean locked = false;
+            try {
+                locked = guard.tryLock(EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            try {
+                closeLocked();
+            } finally {
+                if (locked) {
+                    guard.unlock();
+                }
+            }
+        }
+
+        private void closeLocked() {
             if (closed) {
                 return;
             }
@@ -489,6 +622,7 @@ public final class ShmFiles {
                 // the descriptor is gone either way
             }
             LIVE_HERE.remove(dir);
+            OPEN.remove(this);
         }
 
         @Override

@@ -29,7 +29,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * throws {@link IllegalStateException}, as for a closed {@link Arena}) and removes the file name. Close it
  * only after the LMRs on it are freed and no transfer names it. A peer that mapped it keeps its mapping (and
  * the pages) until its connection ends, but no new peer can map it. The segment is shared: any thread may
- * access it. Files of a process that dies are removed by the next {@code shm} IA opened on the host.
+ * access it. The files live in the directory of the first {@code shm} IA opened by the process (in the base
+ * directory of its {@code dir=} parameter, if given), or in the default base directory if memory is allocated
+ * before any IA opens. They are removed when the JVM exits, SIGINT and SIGTERM included; files of a process
+ * that dies without running its shutdown hooks (SIGKILL) are removed by the next {@code shm} IA opened on the
+ * host.
  */
 public final class ShmMemory implements AutoCloseable {
     private static final AtomicLong IDS = new AtomicLong(1);
@@ -125,14 +129,27 @@ public final class ShmMemory implements AutoCloseable {
 
     // ------------------------------------------------------------------ for the transport
 
-    /** The directory of this process's shared memory files (created with the first IA or allocation). */
-    static synchronized ShmFiles.Instance home() {
+    /**
+     * The directory of this process's shared memory files: created with the first IA or allocation, in the
+     * default base directory ({@link ShmFiles#open()}). Removed when the JVM exits (or by the next IA opened on
+     * the host after a crash).
+     */
+    static ShmFiles.Instance home() {
+        return home(null);
+    }
+
+    /**
+     * Like {@link #home()}, but a directory created now goes into {@code base} (the base of the IA being opened,
+     * which may be the one of its {@code dir=} parameter) instead of the default base: an IA given its own
+     * directory never touches the default one, which another user may have squatted.
+     *
+     * @param base where to create the directory if there is none yet; null for the default base
+     */
+    static synchronized ShmFiles.Instance home(ShmFiles base) {
         ShmFiles.Instance h = home;
         if (h == null || h.isClosed()) {
-            h = ShmFiles.open().createInstance();
+            h = (base != null ? base : ShmFiles.open()).createInstance();
             home = h;
-            ShmFiles.Instance created = h;
-            Runtime.getRuntime().addShutdownHook(new Thread(created::close, "jdat-shm-memory-cleanup"));
         }
         return h;
     }

@@ -93,7 +93,7 @@ final class ShmPassive implements IncomingRequest {
         if (!RingDescriptor.isValidCapacity(request.ringCapacity())) {
             throw new ProtocolException("ring capacity " + request.ringCapacity());
         }
-        arena = Arena.ofShared();
+        arena = ChannelArena.ofShared();
         try {
             mapped = RingFile.openWatched(f, arena);
             file = mapped.segment();

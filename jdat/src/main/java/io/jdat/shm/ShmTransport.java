@@ -1,6 +1,7 @@
 package io.jdat.shm;
 
 import io.jdat.DatException;
+import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
 import io.jdat.Qos;
 import io.jdat.spi.ActiveHandler;
@@ -66,6 +67,15 @@ final class ShmTransport implements Transport {
     private final AtomicLong ports = new AtomicLong(49152);
     private volatile boolean closed;
 
+    /**
+     * Opens the transport of one IA ({@code dat_ia_open}): its base directory (the {@code dir=} parameter's, else
+     * the default one), its instance directory, cross-memory attach if permitted, and its progress thread. On
+     * failure nothing is left behind: the instance directory is removed and what was allocated is freed.
+     *
+     * @throws DatException {@link DatReturnType#INVALID_PARAMETER} if the base directory is refused (see
+     *                      {@link ShmFiles#open(Path)}); {@link DatReturnType#INSUFFICIENT_RESOURCES} if a file,
+     *                      descriptor, memory or thread cannot be had
+     */
     ShmTransport(String iaName, ShmConfig config) {
         this.config = config;
         this.files = config.baseDir() != null ? ShmFiles.open(config.baseDir()) : ShmFiles.open();
@@ -73,13 +83,35 @@ final class ShmTransport implements Transport {
         this.address = UnixDomainSocketAddress.of(instance.directory());
         this.limits = new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, MAX_PRIVATE_DATA, MAX_READ_DEPTH,
                 MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "shm");
-        this.probe = probeArena.allocate(8, 8);
-        probe.set(ValueLayout.JAVA_LONG, 0, 0x6A646174L);
-        CrossMemory cm = config.crossMemory() ? CrossMemory.available().orElse(null) : null;
-        this.prober = cm;
-        this.crossMemory = cm != null;
-        this.memoryDir = ShmMemory.home().directory().toString();
-        this.progress = new ShmProgress(iaName);
+        CrossMemory cm = null;
+        boolean opened = false;
+        try {
+            this.probe = probeArena.allocate(8, 8);
+            probe.set(ValueLayout.JAVA_LONG, 0, 0x6A646174L);
+            cm = config.crossMemory() ? CrossMemory.available().orElse(null) : null;
+            this.prober = cm;
+            this.crossMemory = cm != null;
+            // the memory directory goes into this IA's base: with dir=, the default base is never opened
+            this.memoryDir = ShmMemory.home(files).directory().toString();
+            this.progress = new ShmProgress(iaName);
+            opened = true;
+        } catch (DatException e) {
+            throw e;
+        } catch (RuntimeException | OutOfMemoryError | LinkageError e) {
+            // e.g. no descriptor left for the progress thread's selector, or no thread
+            DatException d = new DatException(DatReturnType.INSUFFICIENT_RESOURCES,
+                    DatReturnSubtype.RESOURCE_DEVICE, "cannot open the shm IA " + iaName + ": " + e);
+            d.initCause(e);
+            throw d;
+        } finally {
+            if (!opened) {
+                if (cm != null) {
+                    cm.close();
+                }
+                probeArena.close();
+                instance.close();
+            }
+        }
     }
 
     /**

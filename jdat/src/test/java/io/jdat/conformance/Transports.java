@@ -35,8 +35,15 @@ public final class Transports {
      */
     public static Stream<IaUnderTest> all() {
         ALL.forEach(t -> t.register().run());
-        return ALL.stream();
+        String only = System.getProperty(ONLY);
+        return only == null ? ALL.stream() : ALL.stream().filter(t -> t.transport().equals(only));
     }
+
+    /**
+     * A system property naming one transport library ({@code shm}, ...) to run the suite on alone: the child JVMs
+     * that repeat the shm tests as another user or under other JVM flags set it.
+     */
+    public static final String ONLY = "jdat.conformance.transport";
 
     /**
      * One registered IA name of one transport, as a test sees it.

@@ -107,6 +107,47 @@ class ShmFilesTest {
         }
     }
 
+    /**
+     * Issue 14 item 1: the uid is this process's, not that of the root-owned {@code /proc/self} link (which made
+     * every process believe it was root). Meaningful as a non-root user: {@link ShmUnprivilegedTest} runs it so.
+     */
+    @Test
+    void currentUidIsThisProcesssUid() throws Exception {
+        Process id = new ProcessBuilder("id", "-u").redirectErrorStream(true).start();
+        String out = new String(id.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).strip();
+        assertEquals(0, id.waitFor());
+        assertEquals(Long.parseLong(out), ShmFiles.currentUid());
+        assertEquals("jdat-shm-" + out, ShmFiles.defaultBaseDirectory().getFileName().toString(),
+                "the default base is named after the real uid");
+    }
+
+    /**
+     * Issue 14 items 1 and 2: a base directory of another user is refused with {@code DAT_INVALID_PARAMETER}
+     * ({@code DAT_INVALID_ARG1}) and a message naming it and the fix. As root the test gives a directory to uid
+     * 65534; as another user it uses the root-owned directory of the system property
+     * {@code jdat.test.foreignShmDir} ({@link ShmUnprivilegedTest} sets it), else {@code /}.
+     */
+    @Test
+    void refusesAnotherUsersDirectoryNamingTheFix() throws Exception {
+        Path foreign;
+        if (ShmFiles.currentUid() == 0) {
+            foreign = Files.createDirectory(tmp.resolve("squatted"));
+            Files.setPosixFilePermissions(foreign, PosixFilePermissions.fromString("rwx------"));
+            Files.setAttribute(foreign, "unix:uid", 65534);
+        } else {
+            foreign = Path.of(System.getProperty("jdat.test.foreignShmDir", "/"));
+            assertNotEquals(ShmFiles.currentUid(), ((Number) Files.getAttribute(foreign, "unix:uid")).longValue());
+        }
+        DatException e = assertThrows(DatException.class, () -> ShmFiles.open(foreign));
+        assertEquals(DatReturnType.INVALID_PARAMETER, e.type());
+        assertEquals(DatReturnSubtype.INVALID_ARG1, e.subtype());
+        String m = e.getMessage();
+        assertTrue(m.contains(foreign.toAbsolutePath().normalize().toString()), m);
+        assertTrue(m.contains("is owned by") && m.contains("(uid " + ShmFiles.currentUid() + ")"), m);
+        assertTrue(m.contains("remove it") && m.contains("dir=PATH")
+                && m.contains(ShmFiles.BASE_DIRECTORY_PROPERTY + "=PATH"), m);
+    }
+
     @Test
     void removesFilesOfKilledInstancesNotOfLiveOnes() throws Exception {
         Path base = tmp.resolve("shm");

@@ -1,14 +1,21 @@
 package io.jdat.shm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jdat.CompletionFlags;
 import io.jdat.DatException;
 import io.jdat.DatReturnType;
 import io.jdat.IaAttr;
 import io.jdat.Registry;
+import io.jdat.LmrTriplet;
 import io.jdat.RegistryEntry;
+import io.jdat.RmrTriplet;
+import io.jdat.testing.DataPath;
 import io.jdat.testing.Pair;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -41,13 +48,54 @@ public final class ShmTesting {
         add(SHM_NAMED, "name=jdat-test-named");
     }
 
-    private static void add(String name, String params) {
+    /** Registers the {@code shm} IA {@code name} with the IA parameters {@code params}, if not registered yet. */
+    public static void add(String name, String params) {
         try {
             Registry.addProvider(new RegistryEntry(name, 'u', 1, 2, true, false, "shm", "jdat", 1, 0, params, ""));
         } catch (DatException e) {
             if (e.type() != DatReturnType.PROVIDER_ALREADY_REGISTERED) {
                 throw e;
             }
+        }
+    }
+
+    /**
+     * Moves data both ways over {@code p}'s connection and checks every byte: a Send each way, an RDMA Write of
+     * 30000 bytes (beyond the default inline size: cross-memory attach where permitted, else fragments) and an
+     * RDMA Read of 20000 bytes back.
+     */
+    public static void exchangeBothWays(Pair p) {
+        for (int i = 0; i < 40000; i++) {
+            p.client.buf.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
+            p.server.buf.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13));
+        }
+        p.server.ep.postRecv(1, new LmrTriplet[] {p.server.lmr.triplet(50000, 4096)}, 1, CompletionFlags.DEFAULT);
+        p.client.ep.postRecv(1, new LmrTriplet[] {p.client.lmr.triplet(50000, 4096)}, 1, CompletionFlags.DEFAULT);
+        p.client.ep.postSend(1, new LmrTriplet[] {p.client.lmr.triplet(0, 1000)}, 2, CompletionFlags.DEFAULT);
+        p.server.ep.postSend(1, new LmrTriplet[] {p.server.lmr.triplet(0, 3000)}, 2, CompletionFlags.DEFAULT);
+        DataPath.dtoOk(p.client.reqEvd, 2, 1000);
+        DataPath.dtoOk(p.server.recvEvd, 1, 1000);
+        DataPath.dtoOk(p.server.reqEvd, 2, 3000);
+        DataPath.dtoOk(p.client.recvEvd, 1, 3000);
+        for (int i = 0; i < 3000; i++) {
+            if (i < 1000) {
+                assertEquals((byte) (i * 7), p.server.buf.get(ValueLayout.JAVA_BYTE, 50000 + i), "send at " + i);
+            }
+            assertEquals((byte) (i * 13), p.client.buf.get(ValueLayout.JAVA_BYTE, 50000 + i), "send back at " + i);
+        }
+        RmrTriplet remote = new RmrTriplet(p.server.lmr.rmrContext(), p.server.buf.address() + 10000, 30000);
+        p.client.ep.postRdmaWrite(1, new LmrTriplet[] {p.client.lmr.triplet(0, 30000)}, 3, remote,
+                CompletionFlags.DEFAULT);
+        DataPath.dtoOk(p.client.reqEvd, 3, 30000);
+        for (int i = 0; i < 30000; i++) {
+            assertEquals((byte) (i * 7), p.server.buf.get(ValueLayout.JAVA_BYTE, 10000 + i), "write at " + i);
+        }
+        p.client.ep.postRdmaRead(1, new LmrTriplet[] {p.client.lmr.triplet(40000, 20000)}, 4,
+                new RmrTriplet(p.server.lmr.rmrContext(), p.server.buf.address() + 10000, 20000),
+                CompletionFlags.DEFAULT);
+        DataPath.dtoOk(p.client.reqEvd, 4, 20000);
+        for (int i = 0; i < 20000; i++) {
+            assertEquals((byte) (i * 7), p.client.buf.get(ValueLayout.JAVA_BYTE, 40000 + i), "read at " + i);
         }
     }
 
