@@ -40,7 +40,6 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -93,7 +92,7 @@ public final class Dtest {
     /** Bytes of private data each way. */
     public static final int PRIVATE_DATA = 48;
     /** {@code sizeof(DAT_RMR_TRIPLET)} of DAT 2.0: address (8), segment length (4), rmr_context (4). */
-    public static final int TRIPLET = 16;
+    public static final int TRIPLET = RmrTriplet.BYTES;
     /** dtest's {@code MSG_BUF_COUNT}: the RMR messages each side receives. */
     public static final int MSG_BUF_COUNT = 3;
     /** dtest's {@code MAX_RDMA_RD}: RDMA Reads in the read phase, and the EP's IRD and ORD. */
@@ -113,8 +112,6 @@ public final class Dtest {
     private static final long READ_COOKIE = 0x9999;
     private static final byte PING = 0x55;
     private static final byte PONG = (byte) 0xaa;
-    private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /**
      * One run's settings.
@@ -692,10 +689,8 @@ public final class Dtest {
 
     /** Sends our triplet, waits for the peer's: the RMR exchange of dtest's connect_ep. */
     private void exchangeRmr() {
-        MemorySegment m = o.sendMsg;
-        m.set(BE64, 0, o.rbuf.address());
-        m.set(BE32, 8, cfg.size());
-        m.set(BE32, 12, o.rbufLmr.rmrContext());
+        // dtest's DAT_RMR_TRIPLET message is RmrTriplet's exchange encoding: address, length, context, big endian
+        new RmrTriplet(o.rbufLmr.rmrContext(), o.rbuf.address(), cfg.size()).encode(o.sendMsg, 0);
         say(String.format("send RMR to remote: rmr_context 0x%x, va 0x%x, length %d", o.rbufLmr.rmrContext(),
                 o.rbuf.address(), cfg.size()));
         sendMessage(CompletionFlags.DEFAULT);
@@ -831,9 +826,9 @@ public final class Dtest {
     private RmrTriplet receiveTriplet(String what) {
         collect(o.rcvEvd, what);
         dto(recvMsgIndex, TRIPLET, what);
-        MemorySegment m = o.recvMsg.asSlice((long) recvMsgIndex * TRIPLET, TRIPLET);
+        RmrTriplet r = RmrTriplet.decode(o.recvMsg, (long) recvMsgIndex * TRIPLET);
         recvMsgIndex++;
-        return new RmrTriplet(m.get(BE32, 12), m.get(BE64, 0), Integer.toUnsignedLong(m.get(BE32, 8)));
+        return r;
     }
 
     private void expectRepeatedTriplet(String what) {

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.DisplayName;
  * solicited waits, both directions at once and 16 endpoints between two IAs (CONFORMANCE.md §2.1 SND, §2.2
  * RCV, §2.3 RDR, §2.4 RWR, RMB, CON). Every byte is checked, and so is every byte that must stay untouched.
  */
-class DataPathTest {
+public class DataPathTest {
     /**
      * Message and RDMA sizes: empty, around a word, around the small-copy threshold and shm-test-small's inline
      * size (100), exactly one FPDU of tcp-test-small (82 bytes of Send, 86 of Write payload) and of the tcp
