@@ -149,6 +149,33 @@ rping_jdat_client 65535 "crc=on mulpdu=1442"
 rping_jdat_server 65535 "crc=on mulpdu=1442"
 rping_jdat_server 4096 "p2p=off rev=1"
 
+# Issue 14 item 11, on the wire: a graceful close delivers everything reported complete and ends with a FIN,
+# never a reset. While a jdat dtest client runs against the guest, dumpcap records the host loopback between
+# jdat and qemu's port forward ($1: the forwarded port); afterwards jdat's side of that stream must hold a FIN
+# and no RST. Needs tshark/dumpcap on the host (.ci/run installs them, best effort): without them the check
+# says so and counts as neither passed nor failed.
+CAP_PID=
+capture_start() {
+    CAP_PID=
+    command -v dumpcap > /dev/null && command -v tshark > /dev/null || return 0
+    dumpcap -q -i lo -f "tcp port $1" -w "$2" > "$2.log" 2>&1 &
+    CAP_PID=$!
+    for _ in $(seq 50); do [ -s "$2" ] && break; sleep 0.1; done
+}
+# $1 port, $2 pcap, $3 the case's name
+capture_check_close() {
+    local port=$1 pcap=$2 name="graceful close on the wire: $3" fins rsts
+    if [ -z "$CAP_PID" ]; then say "skipped $name: no tshark/dumpcap on the host"; return; fi
+    sleep 1; kill -INT "$CAP_PID" 2> /dev/null; wait "$CAP_PID" 2> /dev/null; CAP_PID=
+    fins=$(tshark -r "$pcap" -Y "tcp.dstport == $port && tcp.flags.fin == 1" 2> /dev/null | wc -l)
+    rsts=$(tshark -r "$pcap" -Y "tcp.dstport == $port && tcp.flags.reset == 1" 2> /dev/null | wc -l)
+    if [ "$fins" -ge 1 ] && [ "$rsts" = 0 ]; then
+        pass "$name (jdat sent FIN, no RST)"
+    else
+        fail "$name" "jdat's side sent $fins FIN and $rsts RST segments (capture: $pcap)"
+    fi
+}
+
 # Both dtests register 2 x 103 buffers: siw counts them against RLIMIT_MEMLOCK (8 MiB), even for root.
 # jdat dtest client against DAPL's `dtest -s` in the guest. $1 size, $2 RDMA Writes, $3 jdat IA parameters
 dtest_jdat_client() {
@@ -202,7 +229,9 @@ if [ $DAPL_OK = 1 ]; then
     # (RFC 5044 §7.1.2); against the siw server, the jdat client's RTR goes first.
     dtest_jdat_client 4096 100 "crc=off"
     dtest_jdat_server 4096 100 "crc=off"
+    capture_start "$H_DTEST" "$LOG/dtest-c-65536-close.pcap"
     dtest_jdat_client 65536 20 "crc=on"
+    capture_check_close "$H_DTEST" "$LOG/dtest-c-65536-close.pcap" "jdat dtest -h, 20 x 64 KiB RDMA Writes then dat_ep_disconnect(GRACEFUL)"
     dtest_jdat_server 65536 20 "crc=on"
     dtest_jdat_client 1000 1000 "crc=on mulpdu=1442"
     dtest_jdat_server 1000 1000 "crc=on mulpdu=1442"
