@@ -88,6 +88,8 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private volatile boolean destroyed;
     /** The device reported this QP (or its CQ) in error: a disconnect that follows is a break. */
     private volatile boolean deviceBroken;
+    /** The peer's disconnect is being handled: the flushes it causes are not a break. */
+    private boolean peerClosing;
     private volatile ChannelSink sink;
     private InetSocketAddress local;
     private InetSocketAddress remote;
@@ -366,6 +368,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
 
     /** The peer disconnected (or the device went away): deliver what arrived, then tell the core. */
     private void remoteClosed(boolean disconnected) {
+        peerClosing = true;
         t.pollLock.lock();
         try {
             while (poll()) {
@@ -616,9 +619,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             pumpRecv();
         } else {
             // A message too long for the buffer is the core's DAT_DTO_ERR_LOCAL_LENGTH: IBV_WC_LOC_LEN_ERR (siw,
-            // NICs), or IBV_WC_REM_INV_REQ_ERR on the receive (rdma_rxe: its responder's view of the length error);
+            // NICs), IBV_WC_REM_INV_REQ_ERR or IBV_WC_LOC_QP_OP_ERR on a receive (rdma_rxe 6.1 reports a too-long
+            // Send so: docs/verbs.md);
             // any other failure of a receive breaks the connection, which flushes it.
-            if (status == VerbsStatus.LOC_LEN_ERR || status == VerbsStatus.REM_INV_REQ_ERR) {
+            if (status == VerbsStatus.LOC_LEN_ERR || status == VerbsStatus.REM_INV_REQ_ERR
+                    || status == VerbsStatus.LOC_QP_OP_ERR) {
                 s.completeRecv(b, b.totalLength() + 1, false);
             }
             breakNow(s);
@@ -643,7 +648,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     }
 
     private void breakNow(ChannelSink s) {
-        if (state == UP) {
+        if (state == UP && !peerClosing) {
             s.broken(); // the core closes the channel (CLOSE_BREAK) and flushes
         }
     }

@@ -17,6 +17,8 @@ final class VerbsStatus {
     static final int SUCCESS = 0;
     /** {@code IBV_WC_LOC_LEN_ERR}. */
     static final int LOC_LEN_ERR = 1;
+    /** {@code IBV_WC_LOC_QP_OP_ERR}. */
+    static final int LOC_QP_OP_ERR = 2;
     /** {@code IBV_WC_REM_INV_REQ_ERR}. */
     static final int REM_INV_REQ_ERR = 9;
     /** {@code IBV_WC_WR_FLUSH_ERR}. */

@@ -436,9 +436,16 @@ final class VerbsTransport implements Transport, DeviceMemory {
                     pollLock.unlock();
                 }
                 if (n > 0 && fds.get(JAVA_SHORT, 6) != 0) {
-                    int rc = (int) v.getCmEvent.invokeExact(channel, eventOut);
-                    if (rc == 0) {
-                        dispatch(eventOut.get(ADDRESS, 0).reinterpret(CM_EVENT_HEAD.byteSize()));
+                    // Under the poll lock: librdmacm moves an IB QP to error inside rdma_get_cm_event when it
+                    // returns DISCONNECTED, and no consumer may poll the flushes before the event is handled.
+                    pollLock.lock();
+                    try {
+                        int rc = (int) v.getCmEvent.invokeExact(channel, eventOut);
+                        if (rc == 0) {
+                            dispatch(eventOut.get(ADDRESS, 0).reinterpret(CM_EVENT_HEAD.byteSize()));
+                        }
+                    } finally {
+                        pollLock.unlock();
                     }
                 }
             } catch (Throwable e) {
@@ -515,13 +522,23 @@ final class VerbsTransport implements Transport, DeviceMemory {
             }
         }
         execute(() -> closed = true);
+        long t0 = System.nanoTime();
         if (!isProgressThread()) {
             try {
                 thread.join(60_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            if (TRACE) {
+                System.err.printf("jdat verbs %s: progress thread stopped in %d ms%n", iaName,
+                        (System.nanoTime() - t0) / 1_000_000);
+            }
             if (thread.isAlive()) {
+                if (TRACE) {
+                    for (StackTraceElement el : thread.getStackTrace()) {
+                        System.err.println("    at " + el);
+                    }
+                }
                 // Stuck in the device (should not happen): leak its native objects rather than free them under it.
                 System.getLogger("io.jdat.verbs").log(System.Logger.Level.WARNING, "verbs IA " + iaName
                         + ": the progress thread did not stop; its device objects are not released");

@@ -55,8 +55,9 @@ public final class VerbsTransportProvider implements TransportProvider {
             return u.getMessage();
         }
         int n = deviceCount(v);
+        // ibv_get_device_list fails (NULL, ENOSYS) when the kernel has no RDMA support loaded at all.
         return n > 0 ? null : n == 0 ? "no RDMA device (ibv_get_device_list lists none)"
-                : "ibv_get_device_list failed (no /dev/infiniband access?)";
+                : "no RDMA device (ibv_get_device_list: no kernel RDMA support)";
     }
 
     /** The number of RDMA devices {@code ibv_get_device_list} lists, -1 when it fails. */
