@@ -88,6 +88,11 @@ g "cd /mnt/host && $JAVA -cp '$CP' io.jdat.verbs.VerbsVmCheck siw eth0 10.9.0.2 
 tally "$LOG/siw.log"
 g 'pkill rping; cat /tmp/rping-siw.log' >> "$LOG/siw-setup.log" 2>&1
 
+# ---- 1c. an unprivileged user under RLIMIT_MEMLOCK 256 KiB (siw pins pages like a NIC) ---------------------
+g "cd /mnt/host && setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'ulimit -l 256; $JAVA -XX:TieredStopAtLevel=1 \
+    -Dmemlock=256 -cp \"$CP\" io.jdat.verbs.VerbsVmCheck siw eth0'" > "$LOG/memlock.log" 2>&1
+tally "$LOG/memlock.log"
+
 # ---- 2. across stacks: jdat verbs on the guest's siw0 <-> jdat tcp on the host ---------------------------
 # guest server, host client
 g "cd /mnt/host && sh -c \"$JAVA -XX:TieredStopAtLevel=1 -cp '$CP' io.jdat.verbs.CrossStackCheck server verbs-siw0 'eth0 0' verbs 7400 \

@@ -95,6 +95,7 @@ final class Verbs {
     final MethodHandle read;
     final MethodHandle write;
     final MethodHandle close;
+    final MethodHandle fcntl;
 
     private static volatile Object loaded;
 
@@ -172,6 +173,8 @@ final class Verbs {
         read = bind(libc, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
         write = bind(libc, "write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
         close = bind(libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        fcntl = LINKER.downcallHandle(libc.find("fcntl").orElseThrow(() -> new Unavailable("no fcntl")),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
     }
 
     private static SymbolLookup library(String name) throws Unavailable {
@@ -197,6 +200,20 @@ final class Verbs {
         try {
             MemorySegment p = (MemorySegment) errnoLocation.invokeExact();
             return p.reinterpret(4).get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * Makes {@code fd} non-blocking ({@code fcntl(F_SETFL, O_NONBLOCK)}): the event calls of librdmacm and
+     * libibverbs then return -1 (EAGAIN) instead of waiting when an event went away between poll(2) and the call
+     * (an id destroyed meanwhile takes its queued events with it).
+     */
+    void nonBlocking(int fd) {
+        try {
+            int flags = (int) fcntl.invokeExact(fd, 3, 0); // F_GETFL
+            int rc = (int) fcntl.invokeExact(fd, 4, flags | 0x800); // F_SETFL, O_NONBLOCK
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }

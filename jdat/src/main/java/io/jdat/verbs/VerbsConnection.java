@@ -736,6 +736,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 call(() -> (int) t.v.destroyCq.invokeExact(c));
             }
             arena.close();
+            VerbsDomain.retryClosed(t);
         } finally {
             recvLock.unlock();
             t.pollLock.unlock();

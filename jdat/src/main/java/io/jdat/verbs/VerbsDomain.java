@@ -62,6 +62,19 @@ final class VerbsDomain implements DeviceMemory.Domain {
         return call(() -> (int) t.v.deallocPd.invokeExact(pd)) == 0;
     }
 
+    /** Releases the PDs of freed PZs that a queue pair held when they were freed (after a QP is destroyed). */
+    static void retryClosed(VerbsTransport t) {
+        Set<VerbsDomain> s = OPEN.get(t);
+        if (s == null) {
+            return;
+        }
+        for (VerbsDomain d : s) {
+            if (d.closed && d.registrations.isEmpty() && d.dealloc()) {
+                s.remove(d);
+            }
+        }
+    }
+
     /** Releases every registration and PD still held when {@code t} closes. */
     static void closeAll(VerbsTransport t) {
         Set<VerbsDomain> s = OPEN.remove(t);

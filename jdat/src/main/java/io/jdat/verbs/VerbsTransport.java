@@ -171,6 +171,9 @@ final class VerbsTransport implements Transport, DeviceMemory {
             compChannel = cc.reinterpret(VerbsLayouts.COMP_CHANNEL.byteSize());
             compFd = compChannel.get(JAVA_INT, offset(VerbsLayouts.COMP_CHANNEL, "fd"));
             asyncFd = context.get(JAVA_INT, offset(CONTEXT_HEAD, "async_fd"));
+            v.nonBlocking(channelFd);
+            v.nonBlocking(compFd);
+            v.nonBlocking(asyncFd);
             MemorySegment fds = arena.allocate(JAVA_INT, 2);
             rc = call(() -> (int) v.pipe.invokeExact(fds));
             if (rc != 0) {

@@ -80,7 +80,11 @@ public final class VerbsVmCheck {
         String netdev = args[1];
         ia = "verbs-" + label;
         Registry.addProvider(new RegistryEntry(ia, 'u', 1, 2, true, false, "verbs", "jdat", 1, 0, netdev + " 0", ""));
-        String rpingServer = args.length > 2 ? args[2] : null;
+        String rpingServer = args.length > 2 && System.getProperty("memlock") == null ? args[2] : null;
+        if (System.getProperty("memlock") != null) {
+            // Run as an unprivileged user under a small RLIMIT_MEMLOCK (interop/verbs.sh): only that.
+            CHECKS.put("unprivileged-memlock-" + System.getProperty("memlock") + "KiB", VerbsVmCheck::memlock);
+        } else {
 
         CHECKS.put("open-and-query", VerbsVmCheck::openAndQuery);
         CHECKS.put("connect-private-data-both-ways", VerbsVmCheck::connectPrivateData);
@@ -96,6 +100,7 @@ public final class VerbsVmCheck {
         CHECKS.put("rmr-bind-write-then-stale-context", VerbsVmCheck::rmrBindAndStale);
         CHECKS.put("srq-create-model-not-supported", VerbsVmCheck::srqUnsupported);
         CHECKS.put("post-and-poll-allocate-nothing", VerbsVmCheck::allocationFree);
+        }
         if (rpingServer != null) {
             String rpingIa = ia + "-" + args[3];
             Registry.addProvider(new RegistryEntry(rpingIa, 'u', 1, 2, true, false, "verbs", "jdat", 1, 0,
@@ -434,6 +439,28 @@ public final class VerbsVmCheck {
             io.jdat.ProtectionZone pz = io.jdat.ProtectionZone.create(a);
             expectDat(DatReturnType.MODEL_NOT_SUPPORTED, null, () -> SharedReceiveQueue.create(a, pz,
                     new SrqAttr(16, 1, 0)));
+        } finally {
+            a.close(CloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * As an unprivileged user with RLIMIT_MEMLOCK of {@code -Dmemlock} KiB: a registration within the limit works,
+     * one beyond it fails with DAT_INSUFFICIENT_RESOURCES / DAT_RESOURCE_MEMORY_REGION (the device pins pages).
+     */
+    static void memlock() {
+        long limit = Long.getLong("memlock") * 1024;
+        InterfaceAdapter a = InterfaceAdapter.open(ia, 16, null);
+        try (Arena arena = Arena.ofShared()) {
+            io.jdat.ProtectionZone pz = io.jdat.ProtectionZone.create(a);
+            MemorySegment small = arena.allocate(4096, 4096);
+            Lmr ok = Lmr.create(a, MemType.VIRTUAL, RegionDescription.forVa(small), 4096, pz, MemPriv.ALL);
+            ok.free();
+            MemorySegment big = arena.allocate(limit * 4, 4096);
+            io.jdat.DatException e = expectDat(DatReturnType.INSUFFICIENT_RESOURCES,
+                    io.jdat.DatReturnSubtype.RESOURCE_MEMORY_REGION, () -> Lmr.create(a, MemType.VIRTUAL,
+                            RegionDescription.forVa(big), big.byteSize(), pz, MemPriv.ALL));
+            System.out.println("  " + e.getMessage());
         } finally {
             a.close(CloseFlags.ABRUPT);
         }
