@@ -358,11 +358,24 @@ public final class VerbsVmCheck {
             p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 42, t, CompletionFlags.DEFAULT);
             DatEvent e = next(p.client.reqEvd);
             assertEquals(42, e.userCookie());
-            assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, e.status(), "the writer's status");
+            writerStatus(e);
             expectBroken(p);
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 41);
             DataPath.assertUnchanged(p.server.buf, before, "the target region");
         }
+    }
+
+    /**
+     * The status of an RDMA Write the target refused: DAT_DTO_ERR_REMOTE_ACCESS on InfiniBand/RoCE, where the
+     * write is acknowledged. On iWARP the write completes when it is sent (RDMAP has no write acknowledgement):
+     * the target's Terminate breaks the connection afterwards, so siw may report SUCCESS first (docs/verbs.md).
+     */
+    static void writerStatus(DatEvent e) {
+        if (label.startsWith("siw") && e.status() == DtoCompletionStatus.SUCCESS) {
+            System.out.println("  iWARP: the write completed locally; the target's Terminate breaks the connection");
+            return;
+        }
+        assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, e.status(), "the writer's status");
     }
 
     static void hostileRead() {
@@ -375,7 +388,12 @@ public final class VerbsVmCheck {
             p.client.ep.postRdmaRead(1, iov(p.client.lmr, 0, 4096), 51, p.server.lmr.remoteTriplet(size - 100, 4096),
                     CompletionFlags.DEFAULT);
             DatEvent e = next(p.client.reqEvd);
-            assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, e.status(), "the reader's status");
+            if (label.startsWith("siw") && e.status() == DtoCompletionStatus.ERR_FLUSHED) {
+                // siw answers the refused read with a Terminate and an asynchronous QP error, and flushes the read.
+                System.out.println("  siw: the read was flushed after the target's Terminate");
+            } else {
+                assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, e.status(), "the reader's status");
+            }
             expectBroken(p);
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 50);
         }
@@ -391,7 +409,9 @@ public final class VerbsVmCheck {
             assertEquals(DtoCompletionStatus.ERR_LOCAL_LENGTH, r.status(), "the receiver's status");
             DatEvent s = next(p.client.reqEvd);
             assertEquals(62, s.userCookie());
-            assertTrue(s.status() != DtoCompletionStatus.SUCCESS, "the sender's status: " + s.status());
+            // iWARP has no Send acknowledgement: siw's Send completes when sent, the Terminate breaks afterwards.
+            assertTrue(s.status() != DtoCompletionStatus.SUCCESS || label.startsWith("siw"),
+                    "the sender's status: " + s.status());
             System.out.println("  sender's status: " + s.status());
             expectBroken(p);
             assertUntouched(p.server.buf, 64, p.server.buf.byteSize() - 64, "beyond the receive buffer");
@@ -419,7 +439,7 @@ public final class VerbsVmCheck {
             p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 64), 74, t, CompletionFlags.DEFAULT);
             p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 75, CompletionFlags.DEFAULT);
             DatEvent e = next(p.client.reqEvd);
-            assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, e.status(), "a write with the stale context");
+            writerStatus(e);
             expectConn(p.client, EventNumber.CONNECTION_EVENT_BROKEN);
             // The target: rdma_rxe does not always put its responder QP in error for a deregistered rkey (and
             // raises no asynchronous event), so it may see only the initiator's disconnect (docs/verbs.md).
