@@ -44,7 +44,7 @@ final class RpingClient {
                     MemPriv.LOCAL_WRITE | MemPriv.LOCAL_READ | MemPriv.REMOTE_WRITE);
             Lmr msgLmr = Lmr.create(c.ia, MemType.VIRTUAL, RegionDescription.forVa(msgs), 64, c.pz, MemPriv.ALL);
             c.ep.postRecv(1, iov(msgLmr, 32, 16), 1, CompletionFlags.DEFAULT);
-            c.ep.connect(new InetSocketAddress(InetAddress.getByName(server), 0), port, 10_000_000, 0, new byte[0],
+            c.ep.connect(new InetSocketAddress(InetAddress.getByName(server), 0), port, VerbsVmCheck.WAIT_US, 0, new byte[0],
                     Qos.BEST_EFFORT, 0);
             VerbsVmCheck.expectConn(c, EventNumber.CONNECTION_EVENT_ESTABLISHED);
             int letter = 65;
