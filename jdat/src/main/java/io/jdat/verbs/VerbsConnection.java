@@ -368,6 +368,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
 
     /** The peer disconnected (or the device went away): deliver what arrived, then tell the core. */
     private void remoteClosed(boolean disconnected) {
+        // An asynchronous QP error queued before the disconnect (siw: the target of a refused access, the
+        // initiator that got a Terminate) makes it a break.
+        t.drainAsyncEvents();
         peerClosing = true;
         t.pollLock.lock();
         try {
@@ -617,6 +620,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         if (status == VerbsStatus.SUCCESS) {
             s.completeRecv(b, length, false);
             pumpRecv();
+        } else if (status == VerbsStatus.WR_FLUSH_ERR) {
+            // The QP went to error without a failed request of ours: the peer disconnected (siw moves the QP
+            // before the rdma_cm event arrives) or refused an access (an asynchronous event says so). The CM
+            // event that follows decides DISCONNECTED or BROKEN; the core flushes the buffer.
+            return;
         } else {
             // A message too long for the buffer is the core's DAT_DTO_ERR_LOCAL_LENGTH: IBV_WC_LOC_LEN_ERR (siw,
             // NICs), IBV_WC_REM_INV_REQ_ERR or IBV_WC_LOC_QP_OP_ERR on a receive (rdma_rxe 6.1 reports a too-long
@@ -639,10 +647,8 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         sendDone++;
         if (status == VerbsStatus.SUCCESS) {
             s.requestCompleted(DtoCompletionStatus.SUCCESS, len);
-        } else {
-            if (status != VerbsStatus.WR_FLUSH_ERR) {
-                s.requestCompleted(VerbsStatus.of(status), 0);
-            }
+        } else if (status != VerbsStatus.WR_FLUSH_ERR) { // a flush: as for receives, the CM event decides
+            s.requestCompleted(VerbsStatus.of(status), 0);
             breakNow(s);
         }
     }

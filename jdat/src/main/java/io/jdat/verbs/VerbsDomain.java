@@ -24,6 +24,8 @@ final class VerbsDomain implements DeviceMemory.Domain {
     final MemorySegment pd;
     private final Set<Registration> registrations = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** The PD was deallocated (guarded by this). */
+    private boolean released;
 
     VerbsDomain(VerbsTransport t, MemorySegment pd) {
         this.t = t;
@@ -58,8 +60,12 @@ final class VerbsDomain implements DeviceMemory.Domain {
         }
     }
 
-    private boolean dealloc() {
-        return call(() -> (int) t.v.deallocPd.invokeExact(pd)) == 0;
+    /** {@code ibv_dealloc_pd} once: true when the PD is released (now or before); false while something uses it. */
+    private synchronized boolean dealloc() {
+        if (!released) {
+            released = call(() -> (int) t.v.deallocPd.invokeExact(pd)) == 0;
+        }
+        return released;
     }
 
     /** Releases the PDs of freed PZs that a queue pair held when they were freed (after a QP is destroyed). */

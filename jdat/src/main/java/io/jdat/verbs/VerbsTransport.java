@@ -396,6 +396,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
         MemorySegment ctxOut = own.allocate(ADDRESS);
         MemorySegment drain = own.allocate(64);
         MemorySegment async = own.allocate(VerbsLayouts.ASYNC_EVENT);
+        asyncScratch = async;
         while (!closed) {
             try {
                 fds.set(JAVA_SHORT, 6, (short) 0);
@@ -455,6 +456,30 @@ final class VerbsTransport implements Transport, DeviceMemory {
                 // A handler's failure must not stop the IA's progress.
                 System.getLogger("io.jdat.verbs").log(System.Logger.Level.WARNING, "verbs progress: " + e, e);
             }
+        }
+    }
+
+    /** The progress thread's {@code struct ibv_async_event}. */
+    private MemorySegment asyncScratch;
+
+    /** Handles every asynchronous event already queued (progress thread; the async fd is non-blocking). */
+    void drainAsyncEvents() {
+        MemorySegment async = asyncScratch;
+        if (async == null || !isProgressThread()) {
+            return;
+        }
+        for (int i = 0; i < 64; i++) {
+            int rc = call(() -> (int) v.getAsyncEvent.invokeExact(context, async));
+            if (rc != 0) {
+                return;
+            }
+            MemorySegment element = async.get(ADDRESS, 0);
+            int type = async.get(JAVA_INT, 8);
+            call(() -> {
+                v.ackAsyncEvent.invokeExact(async);
+                return null;
+            });
+            asyncEvent(type, element.address());
         }
     }
 

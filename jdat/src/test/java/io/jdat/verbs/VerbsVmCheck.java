@@ -192,6 +192,22 @@ public final class VerbsVmCheck {
         expectConn(p.server, EventNumber.CONNECTION_EVENT_BROKEN);
     }
 
+    /**
+     * After the target refused an access: the initiator sees BROKEN; so does the target where its device says
+     * so (siw: an asynchronous QP error). rdma_rxe 6.1 raises no such event and may not fail the target's QP at
+     * all, so an rxe target may see only the initiator's disconnect (docs/verbs.md).
+     */
+    static void expectRefusedBreaks(Pair p) {
+        expectConn(p.client, EventNumber.CONNECTION_EVENT_BROKEN);
+        DatEvent t = next(p.server.connEvd);
+        if (label.startsWith("rxe") && t.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED) {
+            System.out.println("  rxe: the target saw the initiator's disconnect");
+        } else {
+            assertEquals(EventNumber.CONNECTION_EVENT_BROKEN, t.eventNumber(), "the target's connection event");
+        }
+        assertEquals(EpState.DISCONNECTED, p.server.ep.getStatus().epState());
+    }
+
     static void disconnect(Pair p) {
         p.client.ep.disconnect(CloseFlags.ABRUPT);
         expectConn(p.client, EventNumber.CONNECTION_EVENT_DISCONNECTED);
@@ -359,7 +375,7 @@ public final class VerbsVmCheck {
             DatEvent e = next(p.client.reqEvd);
             assertEquals(42, e.userCookie());
             writerStatus(e);
-            expectBroken(p);
+            expectRefusedBreaks(p);
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 41);
             DataPath.assertUnchanged(p.server.buf, before, "the target region");
         }
@@ -394,7 +410,7 @@ public final class VerbsVmCheck {
             } else {
                 assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, e.status(), "the reader's status");
             }
-            expectBroken(p);
+            expectRefusedBreaks(p);
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 50);
         }
     }
@@ -413,7 +429,7 @@ public final class VerbsVmCheck {
             assertTrue(s.status() != DtoCompletionStatus.SUCCESS || label.startsWith("siw"),
                     "the sender's status: " + s.status());
             System.out.println("  sender's status: " + s.status());
-            expectBroken(p);
+            expectRefusedBreaks(p);
             assertUntouched(p.server.buf, 64, p.server.buf.byteSize() - 64, "beyond the receive buffer");
         }
     }
@@ -440,13 +456,7 @@ public final class VerbsVmCheck {
             p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 75, CompletionFlags.DEFAULT);
             DatEvent e = next(p.client.reqEvd);
             writerStatus(e);
-            expectConn(p.client, EventNumber.CONNECTION_EVENT_BROKEN);
-            // The target: rdma_rxe does not always put its responder QP in error for a deregistered rkey (and
-            // raises no asynchronous event), so it may see only the initiator's disconnect (docs/verbs.md).
-            DatEvent t2 = next(p.server.connEvd);
-            assertTrue(t2.eventNumber() == EventNumber.CONNECTION_EVENT_BROKEN
-                    || t2.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED, "target: " + t2);
-            System.out.println("  target saw " + t2.eventNumber());
+            expectRefusedBreaks(p);
             DataPath.assertUnchanged(p.server.buf, before, "the region after the stale write");
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 75);
             rmr.free();
