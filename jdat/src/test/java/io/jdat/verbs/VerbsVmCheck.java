@@ -193,18 +193,26 @@ public final class VerbsVmCheck {
     }
 
     /**
-     * After the target refused an access: the initiator sees BROKEN; so does the target where its device says
-     * so (siw: an asynchronous QP error). rdma_rxe 6.1 raises no such event and may not fail the target's QP at
-     * all, so an rxe target may see only the initiator's disconnect (docs/verbs.md).
+     * After the target refused an access, both ends are DISCONNECTED and at least one saw BROKEN: on rxe the
+     * initiator (its request failed) and the target when its device failed its QP; on siw the target (an
+     * asynchronous QP access error) while the initiator, whose Write or Send completed unacknowledged, sees
+     * the target's Terminate only as the connection closing (docs/verbs.md).
      */
     static void expectRefusedBreaks(Pair p) {
-        expectConn(p.client, EventNumber.CONNECTION_EVENT_BROKEN);
+        DatEvent i = next(p.client.connEvd);
         DatEvent t = next(p.server.connEvd);
-        if (label.startsWith("rxe") && t.eventNumber() == EventNumber.CONNECTION_EVENT_DISCONNECTED) {
-            System.out.println("  rxe: the target saw the initiator's disconnect");
-        } else {
-            assertEquals(EventNumber.CONNECTION_EVENT_BROKEN, t.eventNumber(), "the target's connection event");
+        System.out.println("  initiator: " + i.eventNumber() + ", target: " + t.eventNumber());
+        EventNumber broken = EventNumber.CONNECTION_EVENT_BROKEN;
+        EventNumber disc = EventNumber.CONNECTION_EVENT_DISCONNECTED;
+        assertTrue(i.eventNumber() == broken || i.eventNumber() == disc, "initiator: " + i);
+        assertTrue(t.eventNumber() == broken || t.eventNumber() == disc, "target: " + t);
+        if (label.startsWith("rxe")) {
+            assertEquals(broken, i.eventNumber(), "the initiator's connection event on rxe");
         }
+        // siw 6.1: the target sees BROKEN when siw raises an asynchronous QP error (a bound overrun) and
+        // DISCONNECTED when it only sends a Terminate and closes (a wrong or stale STag); the initiator sees the
+        // close. Both ends always end DISCONNECTED with nothing outside the region changed (docs/verbs.md).
+        assertEquals(EpState.DISCONNECTED, p.client.ep.getStatus().epState());
         assertEquals(EpState.DISCONNECTED, p.server.ep.getStatus().epState());
     }
 
@@ -422,7 +430,12 @@ public final class VerbsVmCheck {
             p.client.ep.postSend(1, iov(p.client.lmr, 0, 128), 62, CompletionFlags.DEFAULT);
             DatEvent r = next(p.server.recvEvd);
             assertEquals(61, r.userCookie());
-            assertEquals(DtoCompletionStatus.ERR_LOCAL_LENGTH, r.status(), "the receiver's status");
+            if (label.startsWith("siw") && r.status() == DtoCompletionStatus.ERR_FLUSHED) {
+                // siw may close the connection before it completes the receive with IBV_WC_LOC_LEN_ERR.
+                System.out.println("  siw: the receive was flushed by the close before its length error");
+            } else {
+                assertEquals(DtoCompletionStatus.ERR_LOCAL_LENGTH, r.status(), "the receiver's status");
+            }
             DatEvent s = next(p.client.reqEvd);
             assertEquals(62, s.userCookie());
             // iWARP has no Send acknowledgement: siw's Send completes when sent, the Terminate breaks afterwards.
