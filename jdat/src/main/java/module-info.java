@@ -29,8 +29,7 @@ module io.jdat {
     provides io.jdat.spi.TransportProvider with
             io.jdat.mem.MemTransportProvider,
             io.jdat.shm.ShmTransportProvider,
-            io.jdat.tcp.TcpTransportProvider
-            // The verbs transport (package io.jdat.verbs, issue 17, not exported either) joins here:
-            //     , io.jdat.verbs.VerbsTransportProvider
-            ;
+            io.jdat.tcp.TcpTransportProvider,
+            // RDMA devices through libibverbs/librdmacm (not exported either)
+            io.jdat.verbs.VerbsTransportProvider;
 }

@@ -117,6 +117,10 @@ public final class InfoCommand implements Callable<Integer> {
         boolean own = transports.contains(e.library());
         out.println("    library: " + e.library()
                 + (own ? " (jdat transport)" : " (not a jdat transport: jdat cannot open it)"));
+        String why = own ? unavailableReason(e.library()) : null;
+        if (why != null) {
+            out.println("    unavailable: " + why);
+        }
         out.println("    provider: " + e.providerId() + " " + Integer.toUnsignedString(e.providerMajor()) + "."
                 + Integer.toUnsignedString(e.providerMinor()));
         out.println("    ia params: " + quoted(e.iaParams()));
@@ -152,6 +156,16 @@ public final class InfoCommand implements Callable<Integer> {
             names.add(t.name());
         }
         return names;
+    }
+
+    /** Why the transport named {@code library} cannot open IAs here (e.g. verbs without a device), or null. */
+    private static String unavailableReason(String library) {
+        for (TransportProvider t : ServiceLoader.load(TransportProvider.class)) {
+            if (t.name().equals(library)) {
+                return t.unavailableReason();
+            }
+        }
+        return null;
     }
 
     private static String quoted(String s) {

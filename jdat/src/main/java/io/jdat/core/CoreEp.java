@@ -27,6 +27,7 @@ import io.jdat.SharedReceiveQueue;
 import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.Channel;
 import io.jdat.spi.ChannelSink;
+import io.jdat.spi.EndpointResources;
 import io.jdat.spi.PassiveHandler;
 import io.jdat.spi.RecvBuffer;
 import io.jdat.spi.RemoteRegion;
@@ -628,7 +629,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             if (off < 0) {
                 throw Fail.param(arg, "local_iov[" + i + "] lies outside its LMR");
             }
-            v.add(r.segment(), off, len);
+            v.add(r.segment(), off, len, r.lmr().deviceKey);
         }
     }
 
@@ -890,6 +891,29 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             return srqTake(h);
         }
         return recvQueue.take();
+    }
+
+    @Override
+    public RecvBuffer takeRecvInSetup() {
+        S s = state;
+        if ((s != S.ACP && s != S.CP) || srqHeld != null) {
+            return null;
+        }
+        return recvQueue.take();
+    }
+
+    /** What a device transport needs to build this EP's queue pair (ignored by software transports). */
+    private EndpointResources resources() {
+        EpAttr a;
+        lock.lock();
+        try {
+            a = attr;
+        } finally {
+            lock.unlock();
+        }
+        CorePz p = pz;
+        return new EndpointResources(p == null ? null : p.domain, a.maxRequestDtos(), a.maxRecvDtos(),
+                a.maxRequestIov(), a.maxRecvIov(), this);
     }
 
     @Override
@@ -1157,7 +1181,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             lock.unlock();
             txLock.unlock();
         }
-        Transport.ConnectAttempt at = ia.transport.connect(addr, qual, data, ird, ord, this);
+        Transport.ConnectAttempt at = ia.transport.connect(addr, qual, data, ird, ord, this, resources());
         boolean cancel;
         lock.lock();
         try {
@@ -1265,7 +1289,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             lock.unlock();
             txLock.unlock();
         }
-        cr.request.accept(this, pd, attr.maxRdmaReadIn(), attr.maxRdmaReadOut());
+        cr.request.accept(this, pd, attr.maxRdmaReadIn(), attr.maxRdmaReadOut(), resources());
     }
 
     /** The RSP delivered its request: R → PCP. */

@@ -291,6 +291,10 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     /** {@code dat_srq_create}, called by the public API's static factory. */
     public SharedReceiveQueue srqCreate(ProtectionZone pz, SrqAttr attr) {
         checkAlive();
+        if (!transport.sharedReceiveQueues()) {
+            throw Fail.of(DatReturnType.MODEL_NOT_SUPPORTED, "the " + limits.adapterName()
+                    + " transport has no shared receive queues");
+        }
         CoreSrq srq = CoreSrq.create(this, pz, attr);
         register(srq);
         return srq;

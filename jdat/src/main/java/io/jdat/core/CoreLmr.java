@@ -10,6 +10,7 @@ import io.jdat.MemPriv;
 import io.jdat.MemType;
 import io.jdat.ProtectionZone;
 import io.jdat.RegionDescription;
+import io.jdat.spi.DeviceMemory;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,6 +28,10 @@ public final class CoreLmr extends CoreObject implements Lmr {
     private final int index;
     private final byte[] sharedId;
     final Region region;
+    /** The device registration on a transport with {@link DeviceMemory} (its rkey is the rmr_context). */
+    private final DeviceMemory.Registration registration;
+    /** The device's local key, put in every I/O vector entry naming this LMR (0 without a device). */
+    final int deviceKey;
     /** RMRs currently bound into this LMR (LMF-01). */
     final AtomicInteger boundRmrs = new AtomicInteger();
 
@@ -42,6 +47,8 @@ public final class CoreLmr extends CoreObject implements Lmr {
         this.sharedId = description instanceof RegionDescription.ForSharedMemory sm ? sm.sharedMemoryId().clone() : null;
         int context = ia.memory.nextContext(index);
         this.region = new Region(context, memory, memory.address(), memory.byteSize(), pz, privileges, this, true);
+        this.registration = pz.domain == null ? null : pz.domain.register(memory, privileges);
+        this.deviceKey = registration == null ? 0 : registration.localKey();
         ia.memory.publish(index, region);
     }
 
@@ -83,7 +90,17 @@ public final class CoreLmr extends CoreObject implements Lmr {
             throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_MEMORY_REGION,
                     "memory table full");
         }
-        CoreLmr lmr = new CoreLmr(ia, memType, desc, length, pz, privileges, index, memory);
+        CoreLmr lmr;
+        try {
+            lmr = new CoreLmr(ia, memType, desc, length, pz, privileges, index, memory);
+        } catch (RuntimeException e) {
+            // The device refused the registration.
+            ia.memory.release(index);
+            if (desc instanceof RegionDescription.ForSharedMemory s) {
+                ia.sharedMemory.release(s.sharedMemoryId());
+            }
+            throw e;
+        }
         pz.addUser();
         ia.register(lmr);
         return lmr;
@@ -139,6 +156,9 @@ public final class CoreLmr extends CoreObject implements Lmr {
     }
 
     private void release() {
+        if (registration != null) {
+            registration.close();
+        }
         ia.memory.release(index);
         if (sharedId != null) {
             ia.sharedMemory.release(sharedId);
@@ -163,7 +183,10 @@ public final class CoreLmr extends CoreObject implements Lmr {
     @Override
     public int rmrContext() {
         checkAlive();
-        return (privileges & (MemPriv.REMOTE_READ | MemPriv.REMOTE_WRITE)) != 0 ? region.context() : 0;
+        if ((privileges & (MemPriv.REMOTE_READ | MemPriv.REMOTE_WRITE)) == 0) {
+            return 0;
+        }
+        return registration != null ? registration.remoteKey() : region.context();
     }
 
     @Override

@@ -7,14 +7,19 @@ import io.jdat.InterfaceAdapter;
 import io.jdat.ProtectionZone;
 import io.jdat.PzParam;
 import io.jdat.Rmr;
+import io.jdat.spi.DeviceMemory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** {@code DAT_PZ_HANDLE}: counts the EPs, LMRs and RMRs that use it, so a used PZ cannot be freed. */
 public final class CorePz extends CoreObject implements ProtectionZone {
     private final AtomicInteger users = new AtomicInteger();
+    /** The device's protection domain on a transport with {@link DeviceMemory}, else {@code null}. */
+    final DeviceMemory.Domain domain;
 
     CorePz(CoreIa ia) {
         super(ia, HandleType.PZ, DatReturnSubtype.INVALID_HANDLE_PZ);
+        DeviceMemory dm = ia.transport.deviceMemory();
+        this.domain = dm == null ? null : dm.openDomain();
     }
 
     void addUser() {
@@ -55,12 +60,20 @@ public final class CorePz extends CoreObject implements ProtectionZone {
             }
             freed = true;
         }
+        closeDomain();
         ia.unregister(this);
     }
 
     @Override
     void destroy() {
         freed = true;
+        closeDomain();
+    }
+
+    private void closeDomain() {
+        if (domain != null) {
+            domain.close();
+        }
     }
 
     /** Used by the IA for diagnostics. */

@@ -18,6 +18,8 @@ public final class CoreRmr extends CoreObject implements Rmr {
     private final int index;
     /** The current binding, or {@code null}; guarded by {@code this}. */
     private Region binding;
+    /** The device registration standing for the current binding (transports with device memory). */
+    private io.jdat.spi.DeviceMemory.Registration deviceBinding;
     private LmrTriplet boundTriplet;
     private int boundPriv;
     private int lastContext;
@@ -90,6 +92,14 @@ public final class CoreRmr extends CoreObject implements Rmr {
             }
             int ctx = ia.memory.nextContext(index);
             long off = lmr.offsetOf(triplet.virtualAddress(), triplet.segmentLength());
+            if (pz.domain != null) {
+                // A device checks remote access itself: the binding is a registration of the bound range with
+                // the bound privileges, and its remote key is the context (jdat's memory-window fallback,
+                // docs/verbs.md). Unbinding deregisters it, so the old context stops matching at the device.
+                deviceBinding = pz.domain.register(lmr.segment().asSlice(off, triplet.segmentLength()),
+                        priv | (lmr.privileges() & (MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE)));
+                ctx = deviceBinding.remoteKey();
+            }
             binding = new Region(ctx, lmr.segment().asSlice(off, triplet.segmentLength()), triplet.virtualAddress(),
                     triplet.segmentLength(), pz, priv, lmr.lmr(), false);
             lmr.lmr().boundRmrs.incrementAndGet();
@@ -125,6 +135,10 @@ public final class CoreRmr extends CoreObject implements Rmr {
     }
 
     private void unbindLocked() {
+        if (deviceBinding != null) {
+            deviceBinding.close();
+            deviceBinding = null;
+        }
         if (binding != null) {
             ia.memory.publish(index, null);
             binding.lmr().boundRmrs.decrementAndGet();

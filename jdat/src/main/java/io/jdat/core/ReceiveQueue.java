@@ -174,7 +174,7 @@ final class ReceiveQueue {
                 return null;
             }
             for (int k = 0; k < s.count(); k++) {
-                d.add(s.segment(k), s.offset(k), s.length(k));
+                d.add(s.segment(k), s.offset(k), s.length(k), s.key(k));
             }
             q.publish(d, s.cookie, s.postFlags);
         }

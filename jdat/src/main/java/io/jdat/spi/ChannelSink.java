@@ -16,6 +16,20 @@ public interface ChannelSink {
     RecvBuffer takeRecv();
 
     /**
+     * Takes the next posted receive buffer while this EP's connection is being set up (the core's
+     * ACTIVE/COMPLETION_PENDING states), for a device that must hold receive buffers before the peer can
+     * send (an RDMA NIC, which has no receiver-not-ready wait on iWARP). Completed later with
+     * {@link #completeRecv} in order, or flushed by the core if the connection does not come up. Software
+     * transports never call it.
+     *
+     * @return the buffer, or {@code null} when none is posted, the EP is not setting up a connection, or its
+     *         receives come from a shared receive queue
+     */
+    default RecvBuffer takeRecvInSetup() {
+        return null;
+    }
+
+    /**
      * Completes a buffer taken with {@link #takeRecv}.
      *
      * @param buffer    the buffer

@@ -27,6 +27,17 @@ public interface IncomingRequest {
      */
     void accept(PassiveHandler passive, byte[] privateData, int rdmaReadIn, int rdmaReadOut);
 
+    /**
+     * {@link #accept(PassiveHandler, byte[], int, int)} with the accepting EP's resources, which a device
+     * transport needs to create the queue pair; the core always calls this one. The default ignores them.
+     *
+     * @param resources the EP's protection domain, queue sizes and receive side
+     */
+    default void accept(PassiveHandler passive, byte[] privateData, int rdmaReadIn, int rdmaReadOut,
+            EndpointResources resources) {
+        accept(passive, privateData, rdmaReadIn, rdmaReadOut);
+    }
+
     /** Rejects on behalf of the consumer: the requester gets {@code PEER_REJECTED}. */
     void reject();
 

@@ -14,6 +14,8 @@ public class IoVector {
     private MemorySegment segment0;
     private long offset0;
     private long length0;
+    private int key0;
+    private final int[] keys;
     private final MemorySegment[] segments;
     private final long[] offsets;
     private final long[] lengths;
@@ -32,6 +34,7 @@ public class IoVector {
         segments = new MemorySegment[rest];
         offsets = new long[rest];
         lengths = new long[rest];
+        keys = new int[rest];
     }
 
     /** {@return the number of entries} */
@@ -74,6 +77,17 @@ public class IoVector {
         return i == 0 ? length0 : lengths[i - 1];
     }
 
+    /**
+     * The device's local key of entry {@code i} ({@link DeviceMemory.Registration#localKey()}); 0 on a
+     * transport without {@link DeviceMemory}.
+     *
+     * @param i the entry's index
+     * @return the local key
+     */
+    public final int key(int i) {
+        return i == 0 ? key0 : keys[i - 1];
+    }
+
     /** {@return the maximum number of entries} */
     public final int capacity() {
         return capacity;
@@ -90,21 +104,35 @@ public class IoVector {
     }
 
     /**
-     * Appends an entry (core only; the caller has checked bounds and capacity).
+     * Appends an entry without a device key (core only; the caller has checked bounds and capacity).
      *
      * @param segment the memory
      * @param offset the byte offset
      * @param length the length in bytes
      */
     public final void add(MemorySegment segment, long offset, long length) {
+        add(segment, offset, length, 0);
+    }
+
+    /**
+     * Appends an entry (core only; the caller has checked bounds and capacity).
+     *
+     * @param segment the memory
+     * @param offset the byte offset
+     * @param length the length in bytes
+     * @param key the device's local key of the memory, 0 without {@link DeviceMemory}
+     */
+    public final void add(MemorySegment segment, long offset, long length, int key) {
         if (count == 0) {
             segment0 = segment;
             offset0 = offset;
             length0 = length;
+            key0 = key;
         } else {
             segments[count - 1] = segment;
             offsets[count - 1] = offset;
             lengths[count - 1] = length;
+            keys[count - 1] = key;
         }
         count++;
         totalLength += length;

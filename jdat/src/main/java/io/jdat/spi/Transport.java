@@ -53,6 +53,35 @@ public interface Transport {
             int rdmaReadOut, ActiveHandler handler);
 
     /**
+     * {@link #connect(SocketAddress, long, byte[], int, int, ActiveHandler)} with the EP's resources, which a
+     * device transport needs to create the queue pair; the core always calls this one. Software transports
+     * keep the default, which ignores them.
+     *
+     * @param resources the EP's protection domain, queue sizes and receive side
+     * @return the attempt
+     */
+    default ConnectAttempt connect(SocketAddress remote, long remoteConnQual, byte[] privateData, int rdmaReadIn,
+            int rdmaReadOut, ActiveHandler handler, EndpointResources resources) {
+        return connect(remote, remoteConnQual, privateData, rdmaReadIn, rdmaReadOut, handler);
+    }
+
+    /**
+     * The device memory of a transport that registers memory and checks remote access in hardware, or
+     * {@code null} (the default) for a software transport, whose remote accesses the core checks.
+     */
+    default DeviceMemory deviceMemory() {
+        return null;
+    }
+
+    /**
+     * Whether {@code dat_srq_create} is supported; when not, the core fails it with
+     * {@code DAT_MODEL_NOT_SUPPORTED}. Default true (the core keeps shared receive queues itself).
+     */
+    default boolean sharedReceiveQueues() {
+        return true;
+    }
+
+    /**
      * Consumer-driven progress: called by a thread that polls or spin-waits on one of this IA's event
      * dispatchers and found nothing. A transport that receives on its own threads may move incoming bytes on
      * the calling thread instead, so that a polling consumer sees them at once and no second thread busies a

@@ -16,4 +16,13 @@ public interface TransportProvider {
      * @return the transport instance, owned by the IA until it closes
      */
     Transport open(String iaName, String iaParams);
+
+    /**
+     * Why this transport cannot open any IA on this machine (for {@code jdat info}), in one line, or
+     * {@code null} (the default) when it can. A software transport is always available; a device transport
+     * says, e.g., that {@code libibverbs.so.1} is missing or that there is no RDMA device.
+     */
+    default String unavailableReason() {
+        return null;
+    }
 }

@@ -1,0 +1,751 @@
+package io.jdat.verbs;
+
+import static io.jdat.verbs.VerbsLayouts.CM_ID_HEAD;
+import static io.jdat.verbs.VerbsLayouts.CONN_PARAM;
+import static io.jdat.verbs.VerbsLayouts.QP_INIT_ATTR;
+import static io.jdat.verbs.VerbsLayouts.RDMA_PS_TCP;
+import static io.jdat.verbs.VerbsLayouts.RECV_WR;
+import static io.jdat.verbs.VerbsLayouts.RWR_NUM_SGE;
+import static io.jdat.verbs.VerbsLayouts.RWR_SG_LIST;
+import static io.jdat.verbs.VerbsLayouts.RWR_WR_ID;
+import static io.jdat.verbs.VerbsLayouts.SEND_WR;
+import static io.jdat.verbs.VerbsLayouts.SGE;
+import static io.jdat.verbs.VerbsLayouts.SGE_ADDR;
+import static io.jdat.verbs.VerbsLayouts.SGE_LENGTH;
+import static io.jdat.verbs.VerbsLayouts.SGE_LKEY;
+import static io.jdat.verbs.VerbsLayouts.SWR_NUM_SGE;
+import static io.jdat.verbs.VerbsLayouts.SWR_OPCODE;
+import static io.jdat.verbs.VerbsLayouts.SWR_REMOTE_ADDR;
+import static io.jdat.verbs.VerbsLayouts.SWR_RKEY;
+import static io.jdat.verbs.VerbsLayouts.SWR_SEND_FLAGS;
+import static io.jdat.verbs.VerbsLayouts.SWR_SG_LIST;
+import static io.jdat.verbs.VerbsLayouts.SWR_WR_ID;
+import static io.jdat.verbs.VerbsLayouts.WC;
+import static io.jdat.verbs.VerbsLayouts.WC_BYTE_LEN;
+import static io.jdat.verbs.VerbsLayouts.WC_STATUS;
+import static io.jdat.verbs.VerbsLayouts.WC_WR_ID;
+import static io.jdat.verbs.VerbsLayouts.offset;
+import static io.jdat.verbs.VerbsTransport.call;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.jdat.DtoCompletionStatus;
+import io.jdat.spi.ActiveHandler;
+import io.jdat.spi.Channel;
+import io.jdat.spi.ChannelSink;
+import io.jdat.spi.EndpointResources;
+import io.jdat.spi.PassiveHandler;
+import io.jdat.spi.RecvBuffer;
+import io.jdat.spi.Transport;
+import io.jdat.spi.WorkRequest;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One EP's connection on a device: an rdma_cm id with an RC queue pair ({@code rdma_create_qp}) and its own
+ * CQ on the IA's completion channel. The native work requests and their SGE arrays are allocated when the
+ * queue pair is, one per queue slot, so that {@link #submit}, {@link #recvPosted} and {@link #poll} allocate
+ * nothing: they fill a slot and call the device context's {@code post_send}, {@code post_recv} and
+ * {@code poll_cq} function pointers directly (the static inline functions of {@code verbs.h} do the same).
+ *
+ * <p>Every send-queue work request is signalled, so completions map one to one, in order, onto the core's
+ * request queue; the core applies DAT's completion flags. Receive buffers are taken from the core as soon as
+ * they are posted (also while the connection is set up, {@link ChannelSink#takeRecvInSetup}) and handed to
+ * the device; they complete in order. A failed work completion reports its DAT status and breaks the
+ * connection; the core flushes the rest. An RMR bind (registered synchronously by the core, see
+ * {@link io.jdat.spi.DeviceMemory}) is a zero-length RDMA Write, so it completes in queue order.
+ */
+final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsTransport.CmHandler {
+    /** Work completions read per {@code poll_cq}. */
+    static final int POLL_BATCH = 16;
+    private static final int IDLE = 0;
+    private static final int SETUP = 1;
+    private static final int UP = 2;
+    private static final int DOWN = 3;
+    /** Set in the wr_id of receive work requests: the two queues number their requests apart. */
+    static final long RECV_BIT = 1L << 63;
+
+    private final VerbsTransport t;
+    private final EndpointResources res;
+    private final boolean active;
+    private final ActiveHandler activeHandler;
+    private final PassiveHandler passiveHandler;
+    private final byte[] privateData;
+    private final int ird;
+    private final int ord;
+    private final Arena arena = Arena.ofShared();
+    private MemorySegment id;
+    private MemorySegment qp = MemorySegment.NULL;
+    private MemorySegment cq = MemorySegment.NULL;
+    private volatile int state = IDLE;
+    private volatile boolean cancelled;
+    private volatile boolean destroyed;
+    /** The device reported this QP (or its CQ) in error: a disconnect that follows is a break. */
+    private volatile boolean deviceBroken;
+    /** The peer's disconnect is being handled: the flushes it causes are not a break. */
+    private boolean peerClosing;
+    private volatile ChannelSink sink;
+    private InetSocketAddress local;
+    private InetSocketAddress remote;
+    private long localPort;
+
+    // Send queue: slots [sendDone, sendPosted) are at the device. Written by submit (EP posting lock).
+    private int sendDepth;
+    private int sendSge;
+    private MemorySegment sendWrs;
+    private MemorySegment sendSges;
+    private long[] sendLengths;
+    private volatile long sendPosted;
+    private long sendDone;
+    private MemorySegment badWr;
+
+    // Receive queue: slots [recvDone, recvPosted) are at the device. Filled under recvLock.
+    private final ReentrantLock recvLock = new ReentrantLock();
+    private int recvDepth;
+    private int recvSge;
+    private MemorySegment recvWrs;
+    private MemorySegment recvSges;
+    private RecvBuffer[] recvBufs;
+    private volatile long recvPosted;
+    private long recvDone;
+    private MemorySegment badRecv;
+
+    private MemorySegment wcs;
+
+    private VerbsConnection(VerbsTransport t, EndpointResources res, boolean active, ActiveHandler ah,
+            PassiveHandler ph, byte[] privateData, int ird, int ord) {
+        this.t = t;
+        this.res = res;
+        this.active = active;
+        this.activeHandler = ah;
+        this.passiveHandler = ph;
+        this.privateData = privateData == null ? new byte[0] : privateData;
+        this.ird = ird;
+        this.ord = ord;
+    }
+
+    // ================================================================== setting up
+
+    /** {@code dat_ep_connect}: create an id, resolve the address, then the route, then connect. */
+    static VerbsConnection connect(VerbsTransport t, InetSocketAddress remote, long qual, byte[] pd, int ird,
+            int ord, ActiveHandler handler, EndpointResources res) {
+        VerbsConnection c = new VerbsConnection(t, res, true, handler, null, pd, ird, ord);
+        c.remote = new InetSocketAddress(remote.getAddress(), (int) qual);
+        MemorySegment out = c.arena.allocate(ADDRESS);
+        int rc = call(() -> (int) t.v.createId.invokeExact(t.channel, out, MemorySegment.NULL, RDMA_PS_TCP));
+        if (rc != 0) {
+            t.execute(handler::nonPeerRejected);
+            return c;
+        }
+        c.id = out.get(ADDRESS, 0).reinterpret(CM_ID_HEAD.byteSize());
+        t.handlers.put(c.id.address(), c);
+        c.state = SETUP;
+        if (qual <= 0 || qual > 0xFFFF) {
+            t.execute(() -> c.fail(() -> handler.nonPeerRejected()));
+            return c;
+        }
+        MemorySegment src = VerbsTransport.sockaddr(c.arena, t.config.address(), 0);
+        MemorySegment dst = VerbsTransport.sockaddr(c.arena, remote.getAddress(), (int) qual);
+        MemorySegment idf = c.id;
+        rc = call(() -> (int) t.v.resolveAddr.invokeExact(idf, src, dst, VerbsTransport.RESOLVE_MS));
+        if (rc != 0) {
+            t.execute(() -> c.fail(handler::unreachable));
+            return c;
+        }
+        c.localPort = Short.toUnsignedInt(Short.reverseBytes(call(() -> (short) t.v.getSrcPort.invokeExact(idf))));
+        c.local = new InetSocketAddress(t.config.address(), (int) c.localPort);
+        return c;
+    }
+
+    /** {@code dat_cr_accept}: the queue pair on the request's id, receives handed over, then rdma_accept. */
+    static void accept(VerbsTransport t, MemorySegment id, InetSocketAddress from, long connQual,
+            PassiveHandler passive, byte[] pd, int ird, int ord, EndpointResources res) {
+        VerbsConnection c = new VerbsConnection(t, res, false, null, passive, pd, ird, ord);
+        c.id = id;
+        c.remote = from;
+        c.localPort = connQual;
+        c.local = new InetSocketAddress(t.config.address(), (int) connQual);
+        c.state = SETUP;
+        t.handlers.put(id.address(), c);
+        if (!c.createQp()) {
+            c.rejectAndFail(passive);
+            return;
+        }
+        c.pumpRecv();
+        MemorySegment param = c.connParam();
+        int rc = call(() -> (int) t.v.accept.invokeExact(id, param));
+        if (rc != 0) {
+            t.execute(() -> c.fail(passive::acceptFailed));
+        }
+    }
+
+    private void rejectAndFail(PassiveHandler passive) {
+        MemorySegment m = arena.allocateFrom(JAVA_BYTE, VerbsListener.REFUSE_MARK);
+        call(() -> (int) t.v.reject.invokeExact(id, m, (byte) VerbsListener.REFUSE_MARK.length));
+        t.execute(() -> fail(passive::acceptFailed));
+    }
+
+    private MemorySegment connParam() {
+        MemorySegment p = arena.allocate(CONN_PARAM);
+        if (privateData.length > 0) {
+            p.set(ADDRESS, offset(CONN_PARAM, "private_data"), arena.allocateFrom(JAVA_BYTE, privateData));
+        }
+        p.set(JAVA_BYTE, offset(CONN_PARAM, "private_data_len"), (byte) privateData.length);
+        p.set(JAVA_BYTE, offset(CONN_PARAM, "responder_resources"), (byte) Math.min(ird, t.limits().maxRdmaReadIn()));
+        p.set(JAVA_BYTE, offset(CONN_PARAM, "initiator_depth"), (byte) Math.min(ord, t.limits().maxRdmaReadOut()));
+        p.set(JAVA_BYTE, offset(CONN_PARAM, "retry_count"), (byte) 7);
+        p.set(JAVA_BYTE, offset(CONN_PARAM, "rnr_retry_count"), (byte) 7);
+        return p;
+    }
+
+    /** Creates the CQ and the RC queue pair and pre-allocates the native work requests. */
+    private boolean createQp() {
+        if (res == null || res.domain() == null) {
+            return false;
+        }
+        sendDepth = Math.max(1, Math.min(res.maxRequests(), t.maxQpWr));
+        recvDepth = Math.max(1, Math.min(res.maxRecvs(), t.maxQpWr));
+        sendSge = Math.max(1, Math.min(res.maxRequestIov(), t.maxSge));
+        recvSge = Math.max(1, Math.min(res.maxRecvIov(), t.maxSge));
+        int cqe = Math.min(sendDepth + recvDepth, Math.max(1, t.maxCqe));
+        int cqeF = cqe;
+        MemorySegment c = call(() -> (MemorySegment) t.v.createCq.invokeExact(t.context, cqeF, MemorySegment.NULL,
+                t.compChannel, 0));
+        if (c.equals(MemorySegment.NULL)) {
+            return false;
+        }
+        cq = c;
+        MemorySegment a = arena.allocate(QP_INIT_ATTR);
+        a.set(ADDRESS, offset(QP_INIT_ATTR, "send_cq"), cq);
+        a.set(ADDRESS, offset(QP_INIT_ATTR, "recv_cq"), cq);
+        long cap = offset(QP_INIT_ATTR, "cap");
+        a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_send_wr"), sendDepth);
+        a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_recv_wr"), recvDepth);
+        a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_send_sge"), sendSge);
+        a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_recv_sge"), recvSge);
+        a.set(JAVA_INT, offset(QP_INIT_ATTR, "qp_type"), VerbsLayouts.IBV_QPT_RC);
+        MemorySegment pd = ((VerbsDomain) res.domain()).pd;
+        int rc = call(() -> (int) t.v.createQp.invokeExact(id, pd, a));
+        if (rc != 0) {
+            return false;
+        }
+        qp = id.get(ADDRESS, offset(CM_ID_HEAD, "qp"));
+        int r = call(() -> (int) Verbs.REQ_NOTIFY_CQ.invokeExact(t.reqNotifyFn, cq, 0));
+        sendWrs = arena.allocate(SEND_WR, sendDepth);
+        sendSges = arena.allocate(SGE, (long) sendDepth * sendSge);
+        sendLengths = new long[sendDepth];
+        for (int i = 0; i < sendDepth; i++) {
+            sendWrs.set(ADDRESS, i * SEND_WR.byteSize() + SWR_SG_LIST,
+                    sendSges.asSlice((long) i * sendSge * SGE.byteSize()));
+        }
+        recvWrs = arena.allocate(RECV_WR, recvDepth);
+        recvSges = arena.allocate(SGE, (long) recvDepth * recvSge);
+        recvBufs = new RecvBuffer[recvDepth];
+        for (int i = 0; i < recvDepth; i++) {
+            recvWrs.set(ADDRESS, i * RECV_WR.byteSize() + RWR_SG_LIST,
+                    recvSges.asSlice((long) i * recvSge * SGE.byteSize()));
+        }
+        badWr = arena.allocate(ADDRESS);
+        badRecv = arena.allocate(ADDRESS);
+        wcs = arena.allocate(WC, POLL_BATCH);
+        return true;
+    }
+
+    @Override
+    public void onCmEvent(VerbsTransport.CmEvent e) {
+        if (cancelled && state != UP) {
+            destroy();
+            return;
+        }
+        switch (e.type()) {
+            case VerbsTransport.CmEvents.ADDR_RESOLVED -> {
+                int rc = call(() -> (int) t.v.resolveRoute.invokeExact(id, VerbsTransport.RESOLVE_MS));
+                if (rc != 0) {
+                    fail(activeHandler::unreachable);
+                }
+            }
+            case VerbsTransport.CmEvents.ROUTE_RESOLVED -> {
+                if (!createQp()) {
+                    fail(activeHandler::nonPeerRejected);
+                    return;
+                }
+                pumpRecv();
+                MemorySegment param = connParam();
+                int rc = call(() -> (int) t.v.connect.invokeExact(id, param));
+                if (rc != 0) {
+                    fail(activeHandler::nonPeerRejected);
+                }
+            }
+            case VerbsTransport.CmEvents.ADDR_ERROR, VerbsTransport.CmEvents.ROUTE_ERROR,
+                    VerbsTransport.CmEvents.UNREACHABLE -> failSetup(true);
+            case VerbsTransport.CmEvents.CONNECT_ERROR -> failSetup(false);
+            case VerbsTransport.CmEvents.REJECTED -> {
+                if (active && state == SETUP) {
+                    fail(rejectedAsPeer(e) ? activeHandler::peerRejected : activeHandler::nonPeerRejected);
+                } else {
+                    failSetup(false);
+                }
+            }
+            case VerbsTransport.CmEvents.ESTABLISHED -> established(e.privateData());
+            case VerbsTransport.CmEvents.DISCONNECTED, VerbsTransport.CmEvents.DEVICE_REMOVAL -> {
+                if (state == UP) {
+                    remoteClosed(e.type() == VerbsTransport.CmEvents.DISCONNECTED);
+                } else {
+                    failSetup(false);
+                }
+            }
+            case VerbsTransport.CmEvents.TIMEWAIT_EXIT -> {
+                // nothing: the id is destroyed when the core closes the channel
+            }
+            default -> {
+                // CONNECT_RESPONSE is for ids without a QP; others do not concern an RC connection
+            }
+        }
+    }
+
+    /** Whether a REJECTED event stands for the peer consumer's reject (DAT PEER_REJECTED). */
+    static boolean rejectedAsPeer(VerbsTransport.CmEvent e) {
+        byte[] d = e.privateData();
+        if (startsWith(d, VerbsListener.REJECT_MARK)) {
+            return true;
+        }
+        if (startsWith(d, VerbsListener.REFUSE_MARK)) {
+            return false;
+        }
+        // A foreign peer: IB CM's consumer-defined reject reason (28) is a consumer's reject; "invalid service
+        // ID" (8, nobody listens) and everything else is not.
+        return e.status() == 28;
+    }
+
+    private static boolean startsWith(byte[] d, byte[] mark) {
+        return d.length >= mark.length && Arrays.equals(d, 0, mark.length, mark, 0, mark.length);
+    }
+
+    private void failSetup(boolean unreachable) {
+        if (state != SETUP) {
+            return;
+        }
+        if (active) {
+            fail(unreachable ? activeHandler::unreachable : activeHandler::nonPeerRejected);
+        } else {
+            fail(passiveHandler::acceptFailed);
+        }
+    }
+
+    /** Reports a setup failure once (unless cancelled) and tears the id down (progress thread). */
+    private void fail(Runnable report) {
+        if (state != SETUP) {
+            return;
+        }
+        state = DOWN;
+        if (!cancelled) {
+            report.run();
+        }
+        destroy();
+    }
+
+    private void established(byte[] pd) {
+        if (state != SETUP) {
+            return;
+        }
+        state = UP;
+        ChannelSink s = active ? activeHandler.established(this, pd) : passiveHandler.established(this);
+        if (s == null) {
+            // The EP no longer wants it (timed out, aborted): drop it; the peer sees a disconnect.
+            close(CLOSE_DISCONNECT);
+            return;
+        }
+        sink = s;
+        t.connections.add(this);
+        pumpRecv();
+    }
+
+    /** The peer disconnected (or the device went away): deliver what arrived, then tell the core. */
+    private void remoteClosed(boolean disconnected) {
+        // An asynchronous QP error queued before the disconnect (siw: the target of a refused access, the
+        // initiator that got a Terminate) makes it a break.
+        t.drainAsyncEvents();
+        peerClosing = true;
+        t.pollLock.lock();
+        try {
+            while (poll()) {
+                // drain what completed before the disconnect
+            }
+        } finally {
+            t.pollLock.unlock();
+        }
+        ChannelSink s = sink;
+        if (s != null && state == UP) {
+            if (disconnected && !deviceBroken) {
+                s.remoteDisconnected();
+            } else {
+                s.broken();
+            }
+        }
+    }
+
+    /** Whether {@code element} (from an asynchronous event) is this connection's QP or CQ. */
+    boolean owns(long element) {
+        return element != 0 && (qp.address() == element || cq.address() == element);
+    }
+
+    /** The device put the QP in error (an incoming access it refused, a fatal error): break (progress thread). */
+    void deviceError() {
+        deviceBroken = true;
+        ChannelSink s = sink;
+        if (s != null && state == UP) {
+            t.pollLock.lock();
+            try {
+                while (poll()) {
+                    // deliver what completed before the error
+                }
+            } finally {
+                t.pollLock.unlock();
+            }
+            breakNow(s);
+        }
+    }
+
+    // ================================================================== Transport.ConnectAttempt
+
+    @Override
+    public long localPortQual() {
+        return localPort;
+    }
+
+    @Override
+    public void cancel() {
+        cancelled = true;
+        t.execute(() -> {
+            if (state != UP) {
+                state = DOWN;
+                destroy();
+            }
+        });
+    }
+
+    // ================================================================== Channel
+
+    @Override
+    public SocketAddress localAddress() {
+        return new InetSocketAddress(t.config.address(), 0);
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return new InetSocketAddress(remote.getAddress(), 0);
+    }
+
+    @Override
+    public long remotePortQual() {
+        return remote.getPort();
+    }
+
+    @Override
+    public void submit(WorkRequest wr) {
+        if (state != UP) {
+            return; // closed: the core flushes it
+        }
+        long n = sendPosted;
+        int slot = (int) (n % sendDepth);
+        long base = slot * SEND_WR.byteSize();
+        MemorySegment w = sendWrs;
+        int count = wr.count();
+        if (count > sendSge) {
+            breakSoon();
+            return;
+        }
+        long sges = (long) slot * sendSge * SGE.byteSize();
+        for (int i = 0; i < count; i++) {
+            long s = sges + i * SGE.byteSize();
+            sendSges.set(JAVA_LONG, s + SGE_ADDR, wr.segment(i).address() + wr.offset(i));
+            sendSges.set(JAVA_INT, s + SGE_LENGTH, (int) wr.length(i));
+            sendSges.set(JAVA_INT, s + SGE_LKEY, wr.key(i));
+        }
+        int opcode;
+        int flags = VerbsLayouts.IBV_SEND_SIGNALED;
+        long remoteAddr = 0;
+        int rkey = 0;
+        switch (wr.op()) {
+            case SEND -> {
+                opcode = VerbsLayouts.IBV_WR_SEND;
+                if (wr.solicited()) {
+                    flags |= VerbsLayouts.IBV_SEND_SOLICITED;
+                }
+            }
+            case RDMA_WRITE -> {
+                opcode = VerbsLayouts.IBV_WR_RDMA_WRITE;
+                remoteAddr = wr.remoteAddress();
+                rkey = wr.remoteContext();
+            }
+            case RDMA_READ -> {
+                opcode = VerbsLayouts.IBV_WR_RDMA_READ;
+                remoteAddr = wr.remoteAddress();
+                rkey = wr.remoteContext();
+            }
+            default -> {
+                // RMR_BIND: the core registered the binding already; a zero-length RDMA Write keeps its
+                // completion in queue order.
+                opcode = VerbsLayouts.IBV_WR_RDMA_WRITE;
+                count = 0;
+            }
+        }
+        if ((wr.completionFlags() & io.jdat.CompletionFlags.BARRIER_FENCE) != 0) {
+            flags |= VerbsLayouts.IBV_SEND_FENCE;
+        }
+        w.set(JAVA_LONG, base + SWR_WR_ID, n);
+        w.set(JAVA_INT, base + SWR_NUM_SGE, count);
+        w.set(JAVA_INT, base + SWR_OPCODE, opcode);
+        w.set(JAVA_INT, base + SWR_SEND_FLAGS, flags);
+        w.set(JAVA_LONG, base + SWR_REMOTE_ADDR, remoteAddr);
+        w.set(JAVA_INT, base + SWR_RKEY, rkey);
+        sendLengths[slot] = wr.op() == WorkRequest.Op.RMR_BIND ? 0 : wr.totalLength();
+        sendPosted = n + 1;
+        int rc;
+        try {
+            rc = (int) Verbs.POST_SEND.invokeExact(t.postSendFn, qp, w.asSlice(base, SEND_WR.byteSize()), badWr);
+        } catch (Throwable e) {
+            rc = -1;
+        }
+        if (rc != 0) {
+            breakSoon();
+        }
+    }
+
+    @Override
+    public void recvPosted() {
+        pumpRecv();
+    }
+
+    /** Hands every buffer the core has posted to the device, up to the queue's depth. */
+    private void pumpRecv() {
+        recvLock.lock();
+        try {
+            if (state == DOWN || destroyed || recvBufs == null) {
+                return;
+            }
+            ChannelSink s = sink;
+            long n = recvPosted;
+            while (n - recvDone < recvDepth) {
+                RecvBuffer b = s != null ? s.takeRecv() : res.sink().takeRecvInSetup();
+                if (b == null) {
+                    break;
+                }
+                int slot = (int) (n % recvDepth);
+                recvBufs[slot] = b;
+                int count = Math.min(b.count(), recvSge);
+                long sges = (long) slot * recvSge * SGE.byteSize();
+                for (int i = 0; i < count; i++) {
+                    long o = sges + i * SGE.byteSize();
+                    recvSges.set(JAVA_LONG, o + SGE_ADDR, b.segment(i).address() + b.offset(i));
+                    recvSges.set(JAVA_INT, o + SGE_LENGTH, (int) b.length(i));
+                    recvSges.set(JAVA_INT, o + SGE_LKEY, b.key(i));
+                }
+                long base = slot * RECV_WR.byteSize();
+                recvWrs.set(JAVA_LONG, base + RWR_WR_ID, n | RECV_BIT);
+                recvWrs.set(JAVA_INT, base + RWR_NUM_SGE, count);
+                n++;
+                recvPosted = n;
+                int rc;
+                try {
+                    rc = (int) Verbs.POST_SEND.invokeExact(t.postRecvFn, qp, recvWrs.asSlice(base, RECV_WR.byteSize()),
+                            badRecv);
+                } catch (Throwable e) {
+                    rc = -1;
+                }
+                if (rc != 0 || b.count() > recvSge) {
+                    breakSoon();
+                    return;
+                }
+            }
+        } finally {
+            recvLock.unlock();
+        }
+    }
+
+    /**
+     * Polls this connection's CQ once (the IA's pollLock held) and reports what completed.
+     *
+     * @return whether anything completed
+     */
+    boolean poll() {
+        if (destroyed || state != UP) {
+            return false;
+        }
+        int n;
+        try {
+            n = (int) Verbs.POLL_CQ.invokeExact(t.pollCqFn, cq, POLL_BATCH, wcs);
+        } catch (Throwable e) {
+            n = -1;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        ChannelSink s = sink;
+        for (int i = 0; i < n; i++) {
+            long base = i * WC.byteSize();
+            int status = wcs.get(JAVA_INT, base + WC_STATUS);
+            long wrId = wcs.get(JAVA_LONG, base + WC_WR_ID);
+            if (VerbsTransport.TRACE && status != VerbsStatus.SUCCESS) {
+                System.err.printf("jdat verbs %s: wc wr_id %x status %d (%s) vendor_err %d%n", t.iaName, wrId, status,
+                        t.v.wcStatus(status), wcs.get(JAVA_INT, base + VerbsLayouts.WC_VENDOR_ERR));
+            }
+            if (state != UP) {
+                continue; // closed: the core flushes, nothing more is reported
+            }
+            if ((wrId & RECV_BIT) != 0) {
+                completeRecv(s, status, wrId & ~RECV_BIT, Integer.toUnsignedLong(wcs.get(JAVA_INT, base + WC_BYTE_LEN)));
+            } else {
+                completeSend(s, status, wrId);
+            }
+        }
+        return true;
+    }
+
+    private void completeRecv(ChannelSink s, int status, long wrId, long length) {
+        if (wrId != recvDone) {
+            breakNow(s);
+            return;
+        }
+        int slot = (int) (recvDone % recvDepth);
+        RecvBuffer b = recvBufs[slot];
+        recvBufs[slot] = null;
+        recvDone++;
+        if (status == VerbsStatus.SUCCESS) {
+            s.completeRecv(b, length, false);
+            pumpRecv();
+        } else if (status == VerbsStatus.WR_FLUSH_ERR) {
+            // The QP went to error without a failed request of ours: the peer disconnected (siw moves the QP
+            // before the rdma_cm event arrives) or refused an access (an asynchronous event says so). The CM
+            // event that follows decides DISCONNECTED or BROKEN; the core flushes the buffer.
+            return;
+        } else {
+            // A message too long for the buffer is the core's DAT_DTO_ERR_LOCAL_LENGTH: IBV_WC_LOC_LEN_ERR (siw,
+            // NICs), IBV_WC_REM_INV_REQ_ERR or IBV_WC_LOC_QP_OP_ERR on a receive (rdma_rxe 6.1 reports a too-long
+            // Send so: docs/verbs.md);
+            // any other failure of a receive breaks the connection, which flushes it.
+            if (status == VerbsStatus.LOC_LEN_ERR || status == VerbsStatus.REM_INV_REQ_ERR
+                    || status == VerbsStatus.LOC_QP_OP_ERR) {
+                s.completeRecv(b, b.totalLength() + 1, false);
+            }
+            breakNow(s);
+        }
+    }
+
+    private void completeSend(ChannelSink s, int status, long wrId) {
+        if (wrId != sendDone || sendDone >= sendPosted) {
+            breakNow(s);
+            return;
+        }
+        long len = sendLengths[(int) (sendDone % sendDepth)];
+        sendDone++;
+        if (status == VerbsStatus.SUCCESS) {
+            s.requestCompleted(DtoCompletionStatus.SUCCESS, len);
+        } else if (status != VerbsStatus.WR_FLUSH_ERR) { // a flush: as for receives, the CM event decides
+            s.requestCompleted(VerbsStatus.of(status), 0);
+            breakNow(s);
+        }
+    }
+
+    private void breakNow(ChannelSink s) {
+        if (state == UP && !peerClosing) {
+            s.broken(); // the core closes the channel (CLOSE_BREAK) and flushes
+        }
+    }
+
+    private void breakSoon() {
+        t.execute(() -> {
+            ChannelSink s = sink;
+            if (s != null) {
+                breakNow(s);
+            }
+        });
+    }
+
+    @Override
+    public void close(int mode) {
+        synchronized (this) {
+            if (state == DOWN) {
+                return;
+            }
+            state = DOWN;
+        }
+        // Stop the device before the core flushes: disconnect (IB: QP to error; iWARP: closing), then error.
+        call(() -> (int) t.v.disconnect.invokeExact(id));
+        toError();
+        // A receive being handed to the device finishes before the core flushes.
+        recvLock.lock();
+        recvLock.unlock();
+        t.execute(this::destroy);
+    }
+
+    private void toError() {
+        if (qp.equals(MemorySegment.NULL)) {
+            return;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            // struct ibv_qp_attr starts with qp_state; IBV_QP_STATE = 1, IBV_QPS_ERR = 6 (verbs.h).
+            MemorySegment attr = a.allocate(512);
+            attr.set(JAVA_INT, 0, 6);
+            call(() -> (int) t.v.modifyQp.invokeExact(qp, attr, 1));
+        }
+    }
+
+    /** The IA closes: break the connection or abandon the attempt without calling the core. */
+    void abort() {
+        cancelled = true;
+        synchronized (this) {
+            if (state == UP) {
+                state = DOWN;
+                call(() -> (int) t.v.disconnect.invokeExact(id));
+                toError();
+            } else {
+                state = DOWN;
+            }
+        }
+    }
+
+    /** Releases the native objects (progress thread, or the IA's close). */
+    void destroyNow() {
+        destroy();
+    }
+
+    private void destroy() {
+        t.pollLock.lock();
+        recvLock.lock();
+        try {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+            state = DOWN;
+            t.connections.remove(this);
+            if (id != null) {
+                t.handlers.remove(id.address());
+                if (!qp.equals(MemorySegment.NULL)) {
+                    call(() -> {
+                        t.v.destroyQp.invokeExact(id);
+                        return null;
+                    });
+                }
+                MemorySegment idf = id;
+                call(() -> (int) t.v.destroyId.invokeExact(idf));
+            }
+            if (!cq.equals(MemorySegment.NULL)) {
+                MemorySegment c = cq;
+                call(() -> (int) t.v.destroyCq.invokeExact(c));
+            }
+            arena.close();
+            VerbsDomain.retryClosed(t);
+        } finally {
+            recvLock.unlock();
+            t.pollLock.unlock();
+        }
+    }
+}

@@ -1,0 +1,617 @@
+package io.jdat.verbs;
+
+import static io.jdat.verbs.VerbsLayouts.AF_INET;
+import static io.jdat.verbs.VerbsLayouts.CM_EVENT_HEAD;
+import static io.jdat.verbs.VerbsLayouts.CM_ID_HEAD;
+import static io.jdat.verbs.VerbsLayouts.CONTEXT_HEAD;
+import static io.jdat.verbs.VerbsLayouts.DEVICE_ATTR;
+import static io.jdat.verbs.VerbsLayouts.POLLFD;
+import static io.jdat.verbs.VerbsLayouts.POLLIN;
+import static io.jdat.verbs.VerbsLayouts.RDMA_PS_TCP;
+import static io.jdat.verbs.VerbsLayouts.offset;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import io.jdat.DatException;
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
+import io.jdat.MemPriv;
+import io.jdat.spi.ActiveHandler;
+import io.jdat.spi.ConnectionSet;
+import io.jdat.spi.DeviceMemory;
+import io.jdat.spi.EndpointResources;
+import io.jdat.spi.IncomingHandler;
+import io.jdat.spi.Transport;
+import io.jdat.spi.TransportLimits;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One open {@code verbs} IA: the RDMA device that owns the IA's address, reached through an rdma_cm event
+ * channel ({@code rdma_create_event_channel}) and an rdma_cm id bound to the address, whose
+ * {@code struct ibv_context} is the device context every PD, CQ and QP of the IA is created on; and one
+ * completion channel ({@code ibv_create_comp_channel}) for the CQs of its connections.
+ *
+ * <p>One daemon thread per IA waits in {@code poll(2)} on the rdma_cm channel, the completion channel and a
+ * wake-up pipe; it turns connection events into the SPI's outcomes and polls CQs when the device signals.
+ * A consumer that polls an EVD polls the CQs itself ({@link #progress()}), so a busy-polling consumer sees
+ * completions without a thread switch. Polling is serialised by {@link #pollLock}.
+ */
+final class VerbsTransport implements Transport, DeviceMemory {
+    /** rdma_cm's private data limit on InfiniBand and RoCE (a REQ's 92 bytes minus rdma_cm's header). */
+    static final int IB_PRIVATE_DATA = 56;
+    /** jdat's private data limit on iWARP (the rdma_conn_param length is a byte; MPA allows 512). */
+    static final int IWARP_PRIVATE_DATA = 196;
+    /** {@code IBV_TRANSPORT_IWARP} ({@code enum ibv_transport_type}). */
+    static final int IBV_TRANSPORT_IWARP = 1;
+    /** Milliseconds for address and route resolution. */
+    static final int RESOLVE_MS = 5000;
+    /** {@code -Djdat.verbs.trace=true} prints every rdma_cm event to stderr. */
+    static final boolean TRACE = Boolean.getBoolean("jdat.verbs.trace");
+
+    final Verbs v;
+    final VerbsConfig config;
+    final String iaName;
+    final Arena arena = Arena.ofShared();
+    final MemorySegment channel;
+    final int channelFd;
+    private final MemorySegment anchorId;
+    final MemorySegment context;
+    final MemorySegment pollCqFn;
+    final MemorySegment reqNotifyFn;
+    final MemorySegment postSendFn;
+    final MemorySegment postRecvFn;
+    final MemorySegment compChannel;
+    final int compFd;
+    final int asyncFd;
+    final String deviceName;
+    final boolean iwarp;
+    final int maxSge;
+    final int maxQpWr;
+    final int maxCqe;
+    private final TransportLimits limits;
+    private final InetSocketAddress address;
+
+    /** Established connections, polled by {@link #progress()} and the progress thread. */
+    final ConnectionSet<VerbsConnection> connections = new ConnectionSet<>(new VerbsConnection[0]);
+    /** One poller of the IA's CQs at a time; native objects are destroyed under it too. */
+    final ReentrantLock pollLock = new ReentrantLock();
+    /** rdma_cm ids (by address) to what handles their events. */
+    final Map<Long, CmHandler> handlers = new ConcurrentHashMap<>();
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final int wakeRead;
+    private final int wakeWrite;
+    private final MemorySegment wakeByte;
+    private final Thread thread;
+    private volatile boolean closed;
+
+    /** Receives the rdma_cm events of one id, on the progress thread, after the event was acknowledged. */
+    interface CmHandler {
+        void onCmEvent(CmEvent e);
+    }
+
+    /** An rdma_cm event, copied out of {@code struct rdma_cm_event} before it is acknowledged. */
+    record CmEvent(int type, int status, long id, long listenId, byte[] privateData, int responderResources,
+            int initiatorDepth) {
+    }
+
+    VerbsTransport(Verbs v, String iaName, VerbsConfig config) {
+        this.v = v;
+        this.config = config;
+        this.iaName = iaName;
+        boolean ok = false;
+        MemorySegment ch = MemorySegment.NULL;
+        MemorySegment id = MemorySegment.NULL;
+        MemorySegment cc = MemorySegment.NULL;
+        int[] pipeFds = null;
+        try {
+            ch = call(() -> (MemorySegment) v.createEventChannel.invokeExact());
+            if (ch.equals(MemorySegment.NULL)) {
+                throw device("rdma_create_event_channel failed (is rdma_ucm loaded, /dev/infiniband/rdma_cm "
+                        + "readable?)");
+            }
+            this.channel = ch.reinterpret(8);
+            this.channelFd = channel.get(JAVA_INT, 0);
+            MemorySegment idOut = arena.allocate(ADDRESS);
+            MemorySegment chf = channel;
+            int rc = call(() -> (int) v.createId.invokeExact(chf, idOut, MemorySegment.NULL, RDMA_PS_TCP));
+            if (rc != 0) {
+                throw device("rdma_create_id failed");
+            }
+            id = idOut.get(ADDRESS, 0).reinterpret(CM_ID_HEAD.byteSize());
+            MemorySegment sa = sockaddr(arena, config.address(), 0);
+            MemorySegment idf = id;
+            rc = call(() -> (int) v.bindAddr.invokeExact(idf, sa));
+            MemorySegment verbs = id.get(ADDRESS, offset(CM_ID_HEAD, "verbs"));
+            if (rc != 0 || verbs.equals(MemorySegment.NULL)) {
+                throw device("no RDMA device has address " + config.address().getHostAddress()
+                        + (config.netdev() == null ? "" : " (" + config.netdev() + ")"));
+            }
+            this.anchorId = id;
+            this.context = verbs.reinterpret(CONTEXT_HEAD.byteSize());
+            long ops = offset(CONTEXT_HEAD, "ops");
+            pollCqFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_POLL_CQ);
+            reqNotifyFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_REQ_NOTIFY_CQ);
+            postSendFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_POST_SEND);
+            postRecvFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_POST_RECV);
+            MemorySegment device = context.get(ADDRESS, 0).reinterpret(24 + 64);
+            // struct ibv_device (verbs.h): _ops (two pointers), node_type, transport_type, name[64].
+            iwarp = device.get(JAVA_INT, 20) == IBV_TRANSPORT_IWARP;
+            deviceName = device.asSlice(24, 64).getString(0);
+            MemorySegment attr = arena.allocate(DEVICE_ATTR);
+            MemorySegment ctxf = context;
+            rc = call(() -> (int) v.queryDevice.invokeExact(ctxf, attr));
+            if (rc != 0) {
+                throw device("ibv_query_device failed on " + deviceName);
+            }
+            maxSge = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_sge")));
+            maxQpWr = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_qp_wr"));
+            maxCqe = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_cqe"));
+            int ird = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_qp_rd_atom")));
+            int ord = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_qp_init_rd_atom")));
+            long maxMr = attr.get(java.lang.foreign.ValueLayout.JAVA_LONG, offset(DEVICE_ATTR, "max_mr_size"));
+            long maxMsg = Math.min(1L << 30, maxMr <= 0 ? 1L << 30 : maxMr);
+            cc = call(() -> (MemorySegment) v.createCompChannel.invokeExact(ctxf));
+            if (cc.equals(MemorySegment.NULL)) {
+                throw device("ibv_create_comp_channel failed on " + deviceName);
+            }
+            compChannel = cc.reinterpret(VerbsLayouts.COMP_CHANNEL.byteSize());
+            compFd = compChannel.get(JAVA_INT, offset(VerbsLayouts.COMP_CHANNEL, "fd"));
+            asyncFd = context.get(JAVA_INT, offset(CONTEXT_HEAD, "async_fd"));
+            v.nonBlocking(channelFd);
+            v.nonBlocking(compFd);
+            v.nonBlocking(asyncFd);
+            MemorySegment fds = arena.allocate(JAVA_INT, 2);
+            rc = call(() -> (int) v.pipe.invokeExact(fds));
+            if (rc != 0) {
+                throw device("pipe(2) failed");
+            }
+            pipeFds = new int[] {fds.get(JAVA_INT, 0), fds.get(JAVA_INT, 4)};
+            wakeRead = pipeFds[0];
+            wakeWrite = pipeFds[1];
+            wakeByte = arena.allocate(8);
+            limits = new TransportLimits(maxMsg, maxMsg, iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA, ird, ord, 0,
+                    "verbs " + deviceName);
+            address = new InetSocketAddress(config.address(), 0);
+            thread = Thread.ofPlatform().daemon().name("jdat-verbs-" + iaName).unstarted(this::run);
+            thread.start();
+            ok = true;
+        } finally {
+            if (!ok) {
+                cleanupFailedOpen(id, cc, ch, pipeFds);
+            }
+        }
+    }
+
+    private void cleanupFailedOpen(MemorySegment id, MemorySegment cc, MemorySegment ch, int[] pipeFds) {
+        try {
+            if (!cc.equals(MemorySegment.NULL)) {
+                int ignored = (int) v.destroyCompChannel.invokeExact(cc);
+            }
+            if (!id.equals(MemorySegment.NULL)) {
+                int ignored = (int) v.destroyId.invokeExact(id);
+            }
+            if (!ch.equals(MemorySegment.NULL)) {
+                v.destroyEventChannel.invokeExact(ch);
+            }
+            if (pipeFds != null) {
+                int a = (int) v.close.invokeExact(pipeFds[0]);
+                int b = (int) v.close.invokeExact(pipeFds[1]);
+            }
+        } catch (Throwable t) {
+            // best effort
+        }
+        arena.close();
+    }
+
+    static DatException device(String why) {
+        return new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE, why);
+    }
+
+    /** A native call that throws nothing checked. */
+    interface NativeCall<T> {
+        T call() throws Throwable;
+    }
+
+    static <T> T call(NativeCall<T> c) {
+        try {
+            return c.call();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** A {@code struct sockaddr_in} for {@code address:port}. */
+    static MemorySegment sockaddr(Arena arena, InetAddress address, int port) {
+        MemorySegment sa = arena.allocate(VerbsLayouts.SOCKADDR_IN);
+        sa.set(JAVA_SHORT, 0, AF_INET);
+        sa.set(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) port);
+        MemorySegment.copy(address.getAddress(), 0, sa, JAVA_BYTE, 4, 4);
+        return sa;
+    }
+
+    /** The IPv4 address and port of a {@code struct sockaddr_in}, or {@code null} for another family. */
+    static InetSocketAddress fromSockaddr(MemorySegment sa) {
+        if (sa.get(JAVA_SHORT, 0) != AF_INET) {
+            return null;
+        }
+        int port = Short.toUnsignedInt(sa.get(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2));
+        byte[] a = new byte[4];
+        MemorySegment.copy(sa, JAVA_BYTE, 4, a, 0, 4);
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(a), port);
+        } catch (UnknownHostException e) {
+            return null;
+        }
+    }
+
+    // ------------------------------------------------------------------ Transport
+
+    @Override
+    public SocketAddress address() {
+        return address;
+    }
+
+    @Override
+    public TransportLimits limits() {
+        return limits;
+    }
+
+    @Override
+    public boolean isValidAddress(SocketAddress a) {
+        return a instanceof InetSocketAddress i && i.getAddress() instanceof Inet4Address;
+    }
+
+    @Override
+    public DeviceMemory deviceMemory() {
+        return this;
+    }
+
+    @Override
+    public boolean sharedReceiveQueues() {
+        return false;
+    }
+
+    @Override
+    public Listener listen(long connQual, boolean any, IncomingHandler handler) {
+        checkOpen();
+        return new VerbsListener(this, connQual, any, handler);
+    }
+
+    @Override
+    public ConnectAttempt connect(SocketAddress remote, long remoteConnQual, byte[] privateData, int rdmaReadIn,
+            int rdmaReadOut, ActiveHandler handler) {
+        throw new IllegalStateException("the verbs transport needs the EP's resources (core calls the 7-arg connect)");
+    }
+
+    @Override
+    public ConnectAttempt connect(SocketAddress remote, long remoteConnQual, byte[] privateData, int rdmaReadIn,
+            int rdmaReadOut, ActiveHandler handler, EndpointResources resources) {
+        checkOpen();
+        return VerbsConnection.connect(this, (InetSocketAddress) remote, remoteConnQual, privateData, rdmaReadIn,
+                rdmaReadOut, handler, resources);
+    }
+
+    @Override
+    public boolean progress() {
+        if (!pollLock.tryLock()) {
+            return false;
+        }
+        try {
+            return pollAll();
+        } finally {
+            pollLock.unlock();
+        }
+    }
+
+    /** Polls every established connection's CQ once (pollLock held). */
+    private boolean pollAll() {
+        boolean any = false;
+        for (VerbsConnection c : connections.snapshot()) {
+            any |= c.poll();
+        }
+        return any;
+    }
+
+    // ------------------------------------------------------------------ DeviceMemory
+
+    @Override
+    public Domain openDomain() {
+        checkOpen();
+        MemorySegment pd = call(() -> (MemorySegment) v.allocPd.invokeExact(context));
+        if (pd.equals(MemorySegment.NULL)) {
+            throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_PROTECTION_DOMAIN,
+                    "ibv_alloc_pd failed on " + deviceName);
+        }
+        return new VerbsDomain(this, pd);
+    }
+
+    /** {@code enum ibv_access_flags} for DAT privileges. */
+    static int access(int privileges) {
+        int a = 0;
+        if ((privileges & MemPriv.LOCAL_WRITE) != 0) {
+            a |= VerbsLayouts.IBV_ACCESS_LOCAL_WRITE;
+        }
+        if ((privileges & MemPriv.REMOTE_WRITE) != 0) {
+            a |= VerbsLayouts.IBV_ACCESS_REMOTE_WRITE | VerbsLayouts.IBV_ACCESS_LOCAL_WRITE;
+        }
+        if ((privileges & MemPriv.REMOTE_READ) != 0) {
+            a |= VerbsLayouts.IBV_ACCESS_REMOTE_READ;
+        }
+        return a;
+    }
+
+    // ------------------------------------------------------------------ the progress thread
+
+    /** Runs {@code task} on the progress thread, soon. */
+    void execute(Runnable task) {
+        tasks.add(task);
+        wake();
+    }
+
+    private void wake() {
+        MemorySegment b = wakeByte;
+        int fd = wakeWrite;
+        call(() -> (long) v.write.invokeExact(fd, b, 1L));
+    }
+
+    boolean isProgressThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    private void run() {
+        // The thread's own memory: the IA's close never waits on a downcall of this thread holding the IA's arena.
+        try (Arena own = Arena.ofConfined()) {
+            run(own);
+        }
+    }
+
+    private void run(Arena own) {
+        MemorySegment fds = own.allocate(POLLFD, 4);
+        fds.set(JAVA_INT, 0, channelFd);
+        fds.set(JAVA_SHORT, 4, POLLIN);
+        fds.set(JAVA_INT, 8, compFd);
+        fds.set(JAVA_SHORT, 12, POLLIN);
+        fds.set(JAVA_INT, 16, wakeRead);
+        fds.set(JAVA_SHORT, 20, POLLIN);
+        fds.set(JAVA_INT, 24, asyncFd);
+        fds.set(JAVA_SHORT, 28, POLLIN);
+        MemorySegment eventOut = own.allocate(ADDRESS);
+        MemorySegment cqOut = own.allocate(ADDRESS);
+        MemorySegment ctxOut = own.allocate(ADDRESS);
+        MemorySegment drain = own.allocate(64);
+        MemorySegment async = own.allocate(VerbsLayouts.ASYNC_EVENT);
+        asyncScratch = async;
+        while (!closed) {
+            try {
+                fds.set(JAVA_SHORT, 6, (short) 0);
+                fds.set(JAVA_SHORT, 14, (short) 0);
+                fds.set(JAVA_SHORT, 22, (short) 0);
+                fds.set(JAVA_SHORT, 30, (short) 0);
+                int n = (int) v.poll.invokeExact(fds, 4L, 1000);
+                if (n > 0 && fds.get(JAVA_SHORT, 30) != 0) {
+                    int rc = (int) v.getAsyncEvent.invokeExact(context, async);
+                    if (rc == 0) {
+                        MemorySegment element = async.get(ADDRESS, 0);
+                        int type = async.get(JAVA_INT, 8);
+                        v.ackAsyncEvent.invokeExact(async);
+                        asyncEvent(type, element.address());
+                    }
+                }
+                if (n > 0 && fds.get(JAVA_SHORT, 22) != 0) {
+                    long ignored = (long) v.read.invokeExact(wakeRead, drain, 64L);
+                }
+                Runnable t;
+                while ((t = tasks.poll()) != null) {
+                    t.run();
+                }
+                if (closed) {
+                    break;
+                }
+                if (n > 0 && fds.get(JAVA_SHORT, 14) != 0) {
+                    int rc = (int) v.getCqEvent.invokeExact(compChannel, cqOut, ctxOut);
+                    if (rc == 0) {
+                        MemorySegment cq = cqOut.get(ADDRESS, 0);
+                        v.ackCqEvents.invokeExact(cq, 1);
+                        int r = (int) Verbs.REQ_NOTIFY_CQ.invokeExact(reqNotifyFn, cq, 0);
+                    }
+                }
+                pollLock.lock();
+                try {
+                    while (pollAll()) {
+                        // drain
+                    }
+                } finally {
+                    pollLock.unlock();
+                }
+                if (n > 0 && fds.get(JAVA_SHORT, 6) != 0) {
+                    // Under the poll lock: librdmacm moves an IB QP to error inside rdma_get_cm_event when it
+                    // returns DISCONNECTED, and no consumer may poll the flushes before the event is handled.
+                    pollLock.lock();
+                    try {
+                        int rc = (int) v.getCmEvent.invokeExact(channel, eventOut);
+                        if (rc == 0) {
+                            dispatch(eventOut.get(ADDRESS, 0).reinterpret(CM_EVENT_HEAD.byteSize()));
+                        }
+                    } finally {
+                        pollLock.unlock();
+                    }
+                }
+            } catch (Throwable e) {
+                // A handler's failure must not stop the IA's progress.
+                System.getLogger("io.jdat.verbs").log(System.Logger.Level.WARNING, "verbs progress: " + e, e);
+            }
+        }
+    }
+
+    /** The progress thread's {@code struct ibv_async_event}. */
+    private MemorySegment asyncScratch;
+
+    /** Handles every asynchronous event already queued (progress thread; the async fd is non-blocking). */
+    void drainAsyncEvents() {
+        MemorySegment async = asyncScratch;
+        if (async == null || !isProgressThread()) {
+            return;
+        }
+        for (int i = 0; i < 64; i++) {
+            int rc = call(() -> (int) v.getAsyncEvent.invokeExact(context, async));
+            if (rc != 0) {
+                return;
+            }
+            MemorySegment element = async.get(ADDRESS, 0);
+            int type = async.get(JAVA_INT, 8);
+            call(() -> {
+                v.ackAsyncEvent.invokeExact(async);
+                return null;
+            });
+            asyncEvent(type, element.address());
+        }
+    }
+
+    /** A QP or CQ error the device reported asynchronously: that connection is broken. */
+    private void asyncEvent(int type, long element) {
+        if (TRACE) {
+            System.err.printf("jdat verbs %s: async event %d element %x%n", iaName, type, element);
+        }
+        if (type != VerbsLayouts.IBV_EVENT_QP_FATAL && type != VerbsLayouts.IBV_EVENT_QP_REQ_ERR
+                && type != VerbsLayouts.IBV_EVENT_QP_ACCESS_ERR && type != VerbsLayouts.IBV_EVENT_CQ_ERR) {
+            return;
+        }
+        for (CmHandler h : handlers.values()) {
+            if (h instanceof VerbsConnection c && c.owns(element)) {
+                c.deviceError();
+            }
+        }
+    }
+
+    private void dispatch(MemorySegment ev) throws Throwable {
+        int type = ev.get(JAVA_INT, offset(CM_EVENT_HEAD, "event"));
+        int status = ev.get(JAVA_INT, offset(CM_EVENT_HEAD, "status"));
+        long id = ev.get(ADDRESS, offset(CM_EVENT_HEAD, "id")).address();
+        long listenId = ev.get(ADDRESS, offset(CM_EVENT_HEAD, "listen_id")).address();
+        long conn = offset(CM_EVENT_HEAD, "conn");
+        int len = Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + offset(VerbsLayouts.CONN_PARAM, "private_data_len")));
+        MemorySegment pd = ev.get(ADDRESS, conn + offset(VerbsLayouts.CONN_PARAM, "private_data"));
+        byte[] data = new byte[pd.equals(MemorySegment.NULL) ? 0 : len];
+        if (data.length > 0) {
+            MemorySegment.copy(pd.reinterpret(len), JAVA_BYTE, 0, data, 0, len);
+        }
+        int rr = Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + offset(VerbsLayouts.CONN_PARAM, "responder_resources")));
+        int id2 = Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + offset(VerbsLayouts.CONN_PARAM, "initiator_depth")));
+        int rc = (int) v.ackCmEvent.invokeExact(ev);
+        if (TRACE) {
+            System.err.printf("jdat verbs %s: cm event %d status %d id %x listen %x pd %d%n", iaName, type, status, id,
+                    listenId, data.length);
+        }
+        CmEvent e = new CmEvent(type, status, id, listenId, data, rr, id2);
+        CmHandler h = handlers.get(type == CmEvents.CONNECT_REQUEST ? listenId : id);
+        if (h != null) {
+            h.onCmEvent(e);
+        } else if (type == CmEvents.CONNECT_REQUEST) {
+            // The listener is gone: refuse and release the new id.
+            MemorySegment nid = MemorySegment.ofAddress(id).reinterpret(CM_ID_HEAD.byteSize());
+            int r1 = (int) v.reject.invokeExact(nid, MemorySegment.NULL, (byte) 0);
+            int r2 = (int) v.destroyId.invokeExact(nid);
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new DatException(DatReturnType.INVALID_STATE, "verbs IA " + iaName + " is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        // Connections and listeners first: break them (peers see a disconnect) and release their ids.
+        for (CmHandler h : handlers.values()) {
+            if (h instanceof VerbsConnection c) {
+                c.abort();
+            } else if (h instanceof VerbsListener l) {
+                l.close();
+            }
+        }
+        execute(() -> closed = true);
+        long t0 = System.nanoTime();
+        if (!isProgressThread()) {
+            try {
+                thread.join(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (TRACE) {
+                System.err.printf("jdat verbs %s: progress thread stopped in %d ms%n", iaName,
+                        (System.nanoTime() - t0) / 1_000_000);
+            }
+            if (thread.isAlive()) {
+                if (TRACE) {
+                    for (StackTraceElement el : thread.getStackTrace()) {
+                        System.err.println("    at " + el);
+                    }
+                }
+                // Stuck in the device (should not happen): leak its native objects rather than free them under it.
+                System.getLogger("io.jdat.verbs").log(System.Logger.Level.WARNING, "verbs IA " + iaName
+                        + ": the progress thread did not stop; its device objects are not released");
+                return;
+            }
+        }
+        closed = true;
+        Runnable t;
+        while ((t = tasks.poll()) != null) {
+            t.run();
+        }
+        for (CmHandler h : handlers.values()) {
+            if (h instanceof VerbsConnection c) {
+                c.destroyNow();
+            }
+        }
+        VerbsDomain.closeAll(this);
+        call(() -> (int) v.destroyCompChannel.invokeExact(compChannel));
+        call(() -> (int) v.destroyId.invokeExact(anchorId));
+        call(() -> {
+            v.destroyEventChannel.invokeExact(channel);
+            return null;
+        });
+        call(() -> (int) v.close.invokeExact(wakeRead));
+        call(() -> (int) v.close.invokeExact(wakeWrite));
+        arena.close();
+    }
+
+    /** {@code enum rdma_cm_event_type} (rdma_cma.h). */
+    static final class CmEvents {
+        static final int ADDR_RESOLVED = 0;
+        static final int ADDR_ERROR = 1;
+        static final int ROUTE_RESOLVED = 2;
+        static final int ROUTE_ERROR = 3;
+        static final int CONNECT_REQUEST = 4;
+        static final int CONNECT_RESPONSE = 5;
+        static final int CONNECT_ERROR = 6;
+        static final int UNREACHABLE = 7;
+        static final int REJECTED = 8;
+        static final int ESTABLISHED = 9;
+        static final int DISCONNECTED = 10;
+        static final int DEVICE_REMOVAL = 11;
+        static final int TIMEWAIT_EXIT = 15;
+
+        private CmEvents() {
+        }
+    }
+}

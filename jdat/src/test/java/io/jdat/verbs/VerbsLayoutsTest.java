@@ -1,0 +1,118 @@
+package io.jdat.verbs;
+
+import static io.jdat.verbs.VerbsLayouts.offset;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The struct layouts against the facts of rdma-core's headers on LP64 (sizes and offsets as
+ * {@code offsetof}/{@code sizeof} give them for verbs.h and rdma_cma.h, worked out from the declarations and
+ * the System V x86-64 ABI's alignment rules). A wrong layout would make the device read garbage work requests.
+ */
+class VerbsLayoutsTest {
+    @Test
+    @DisplayName("struct ibv_sge, ibv_recv_wr, ibv_wc: sizes 16, 32, 48 and their offsets")
+    void smallStructs() {
+        assertEquals(16, VerbsLayouts.SGE.byteSize());
+        assertEquals(0, VerbsLayouts.SGE_ADDR);
+        assertEquals(8, VerbsLayouts.SGE_LENGTH);
+        assertEquals(12, VerbsLayouts.SGE_LKEY);
+        assertEquals(32, VerbsLayouts.RECV_WR.byteSize());
+        assertEquals(0, VerbsLayouts.RWR_WR_ID);
+        assertEquals(8, VerbsLayouts.RWR_NEXT);
+        assertEquals(16, VerbsLayouts.RWR_SG_LIST);
+        assertEquals(24, VerbsLayouts.RWR_NUM_SGE);
+        assertEquals(48, VerbsLayouts.WC.byteSize());
+        assertEquals(0, VerbsLayouts.WC_WR_ID);
+        assertEquals(8, VerbsLayouts.WC_STATUS);
+        assertEquals(12, VerbsLayouts.WC_OPCODE);
+        assertEquals(16, VerbsLayouts.WC_VENDOR_ERR);
+        assertEquals(20, VerbsLayouts.WC_BYTE_LEN);
+        assertEquals(28, VerbsLayouts.WC_QP_NUM);
+        assertEquals(36, VerbsLayouts.WC_FLAGS);
+        assertEquals(40, offset(VerbsLayouts.WC, "pkey_index"));
+        assertEquals(44, offset(VerbsLayouts.WC, "sl"));
+    }
+
+    @Test
+    @DisplayName("struct ibv_send_wr: 128 bytes; wr.rdma at 40/48; the qp_type union at 72")
+    void sendWr() {
+        assertEquals(128, VerbsLayouts.SEND_WR.byteSize());
+        assertEquals(0, VerbsLayouts.SWR_WR_ID);
+        assertEquals(8, VerbsLayouts.SWR_NEXT);
+        assertEquals(16, VerbsLayouts.SWR_SG_LIST);
+        assertEquals(24, VerbsLayouts.SWR_NUM_SGE);
+        assertEquals(28, VerbsLayouts.SWR_OPCODE);
+        assertEquals(32, VerbsLayouts.SWR_SEND_FLAGS);
+        assertEquals(36, offset(VerbsLayouts.SEND_WR, "imm_data"));
+        assertEquals(40, VerbsLayouts.SWR_REMOTE_ADDR);
+        assertEquals(48, VerbsLayouts.SWR_RKEY);
+        assertEquals(72, offset(VerbsLayouts.SEND_WR, "remote_srqn"));
+    }
+
+    @Test
+    @DisplayName("struct ibv_context: ops at 8 (32 pointers); poll_cq 11, req_notify_cq 12, post_send 25, post_recv 26;"
+            + " cmd_fd 264, async_fd 268")
+    void contextOps() {
+        assertEquals(8, offset(VerbsLayouts.CONTEXT_HEAD, "ops"));
+        assertEquals(264, offset(VerbsLayouts.CONTEXT_HEAD, "cmd_fd"));
+        assertEquals(268, offset(VerbsLayouts.CONTEXT_HEAD, "async_fd"));
+        assertEquals(272, offset(VerbsLayouts.CONTEXT_HEAD, "num_comp_vectors"));
+        // The entries' positions in struct ibv_context_ops (verbs.h): _compat_query_device, _compat_query_port,
+        // five _compat PD/MR entries, alloc_mw, bind_mw, dealloc_mw, _compat_create_cq, poll_cq, req_notify_cq,
+        // ... post_srq_recv (20), four _compat QP entries, post_send, post_recv, five _compat entries.
+        assertEquals(11, VerbsLayouts.OP_POLL_CQ);
+        assertEquals(12, VerbsLayouts.OP_REQ_NOTIFY_CQ);
+        assertEquals(25, VerbsLayouts.OP_POST_SEND);
+        assertEquals(26, VerbsLayouts.OP_POST_RECV);
+    }
+
+    @Test
+    @DisplayName("struct ibv_qp_init_attr 64, ibv_qp_cap 20 at 32; ibv_mr 48 with lkey 36, rkey 40; ibv_device_attr 232")
+    void setupStructs() {
+        assertEquals(64, VerbsLayouts.QP_INIT_ATTR.byteSize());
+        assertEquals(8, offset(VerbsLayouts.QP_INIT_ATTR, "send_cq"));
+        assertEquals(16, offset(VerbsLayouts.QP_INIT_ATTR, "recv_cq"));
+        assertEquals(32, offset(VerbsLayouts.QP_INIT_ATTR, "cap"));
+        assertEquals(20, VerbsLayouts.QP_CAP.byteSize());
+        assertEquals(52, offset(VerbsLayouts.QP_INIT_ATTR, "qp_type"));
+        assertEquals(56, offset(VerbsLayouts.QP_INIT_ATTR, "sq_sig_all"));
+        assertEquals(48, VerbsLayouts.MR.byteSize());
+        assertEquals(36, offset(VerbsLayouts.MR, "lkey"));
+        assertEquals(40, offset(VerbsLayouts.MR, "rkey"));
+        assertEquals(52, offset(VerbsLayouts.QP_HEAD, "qp_num"));
+        assertEquals(8, offset(VerbsLayouts.COMP_CHANNEL, "fd"));
+        assertEquals(232, VerbsLayouts.DEVICE_ATTR.byteSize());
+        assertEquals(64, offset(VerbsLayouts.DEVICE_ATTR, "node_guid"));
+        assertEquals(80, offset(VerbsLayouts.DEVICE_ATTR, "max_mr_size"));
+        assertEquals(112, offset(VerbsLayouts.DEVICE_ATTR, "max_qp_wr"));
+        assertEquals(120, offset(VerbsLayouts.DEVICE_ATTR, "max_sge"));
+        assertEquals(144, offset(VerbsLayouts.DEVICE_ATTR, "max_qp_rd_atom"));
+        assertEquals(156, offset(VerbsLayouts.DEVICE_ATTR, "max_qp_init_rd_atom"));
+        assertEquals(224, offset(VerbsLayouts.DEVICE_ATTR, "max_pkeys"));
+        assertEquals(16, VerbsLayouts.ASYNC_EVENT.byteSize());
+    }
+
+    @Test
+    @DisplayName("rdma_cm: struct rdma_conn_param 24 (qp_num at 16); rdma_cm_event's param.conn at 24; rdma_cm_id's"
+            + " qp at 24 and route.addr.dst_addr at 160")
+    void rdmaCm() {
+        assertEquals(24, VerbsLayouts.CONN_PARAM.byteSize());
+        assertEquals(8, offset(VerbsLayouts.CONN_PARAM, "private_data_len"));
+        assertEquals(9, offset(VerbsLayouts.CONN_PARAM, "responder_resources"));
+        assertEquals(10, offset(VerbsLayouts.CONN_PARAM, "initiator_depth"));
+        assertEquals(13, offset(VerbsLayouts.CONN_PARAM, "rnr_retry_count"));
+        assertEquals(16, offset(VerbsLayouts.CONN_PARAM, "qp_num"));
+        assertEquals(16, offset(VerbsLayouts.CM_EVENT_HEAD, "event"));
+        assertEquals(20, offset(VerbsLayouts.CM_EVENT_HEAD, "status"));
+        assertEquals(24, offset(VerbsLayouts.CM_EVENT_HEAD, "conn"));
+        assertEquals(0, offset(VerbsLayouts.CM_ID_HEAD, "verbs"));
+        assertEquals(24, offset(VerbsLayouts.CM_ID_HEAD, "qp"));
+        assertEquals(32, offset(VerbsLayouts.CM_ID_HEAD, "src_addr"));
+        assertEquals(160, offset(VerbsLayouts.CM_ID_HEAD, "dst_addr"));
+        assertEquals(16, VerbsLayouts.SOCKADDR_IN.byteSize());
+        assertEquals(8, VerbsLayouts.POLLFD.byteSize());
+    }
+}

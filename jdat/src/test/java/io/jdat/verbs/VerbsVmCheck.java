@@ -1,0 +1,549 @@
+package io.jdat.verbs;
+
+import static io.jdat.testing.DataPath.assertPattern;
+import static io.jdat.testing.DataPath.assertUntouched;
+import static io.jdat.testing.DataPath.expectDat;
+import static io.jdat.testing.DataPath.fill;
+import static io.jdat.testing.DataPath.iov;
+import static io.jdat.testing.DataPath.sentinel;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.CloseFlags;
+import io.jdat.CompletionFlags;
+import io.jdat.DatEvent;
+import io.jdat.DatReturnType;
+import io.jdat.DtoCompletionStatus;
+import io.jdat.EpAttr;
+import io.jdat.EpState;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.IaAttr;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Lmr;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.Qos;
+import io.jdat.RegionDescription;
+import io.jdat.Registry;
+import io.jdat.RegistryEntry;
+import io.jdat.Rmr;
+import io.jdat.RmrTriplet;
+import io.jdat.SharedReceiveQueue;
+import io.jdat.SrqAttr;
+import io.jdat.testing.DataPath;
+import io.jdat.testing.Pair;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The verbs provider's checks on a real kernel RDMA device, run in the siw-vm guest by {@code interop/verbs.sh}
+ * (one JVM per device: the guest's JVM takes ~14 s to start). Each check prints {@code PASS name} or
+ * {@code FAIL name: why}; the last line is {@code N passed, N failed}; the exit status is the number failed.
+ *
+ * <pre>
+ *   java -cp ... io.jdat.verbs.VerbsVmCheck DEVICE-LABEL NETDEV [RPING-SERVER-IP RPING-NETDEV]
+ * </pre>
+ *
+ * Two IAs on the same device (the same address) connect to each other; with an rping server address, jdat
+ * also runs the rping protocol against the guest's {@code rping -s}.
+ */
+public final class VerbsVmCheck {
+    private static String ia;
+    private static String label;
+    private static final Map<String, Check> CHECKS = new LinkedHashMap<>();
+
+    interface Check {
+        void run() throws Exception;
+    }
+
+    private VerbsVmCheck() {
+    }
+
+    /** Small iovs: siw has 6 SGEs per work request. */
+    static EpAttr attr() {
+        return DataPath.attr().maxRecvIov(4).maxRequestIov(4).maxRdmaReadIov(4).maxRdmaWriteIov(4);
+    }
+
+    public static void main(String[] args) throws Exception {
+        label = args[0];
+        String netdev = args[1];
+        ia = "verbs-" + label;
+        Registry.addProvider(new RegistryEntry(ia, 'u', 1, 2, true, false, "verbs", "jdat", 1, 0, netdev + " 0", ""));
+        String rpingServer = args.length > 2 && System.getProperty("memlock") == null ? args[2] : null;
+        if (System.getProperty("memlock") != null) {
+            // Run as an unprivileged user under a small RLIMIT_MEMLOCK (interop/verbs.sh): only that.
+            CHECKS.put("unprivileged-memlock-" + System.getProperty("memlock") + "KiB", VerbsVmCheck::memlock);
+        } else {
+
+        CHECKS.put("open-and-query", VerbsVmCheck::openAndQuery);
+        CHECKS.put("connect-private-data-both-ways", VerbsVmCheck::connectPrivateData);
+        CHECKS.put("send-recv-64B-1MiB-3-segments", VerbsVmCheck::sendRecv);
+        CHECKS.put("rdma-write-read-1MiB", VerbsVmCheck::rdmaWriteRead);
+        CHECKS.put("reject-is-peer-rejected", VerbsVmCheck::reject);
+        CHECKS.put("no-listener-is-non-peer-rejected", VerbsVmCheck::noListener);
+        CHECKS.put("disconnect-flushes-receives", VerbsVmCheck::disconnectFlushes);
+        CHECKS.put("hostile-wrong-rkey", () -> hostileWrite(true));
+        CHECKS.put("hostile-bound-overrun-write", () -> hostileWrite(false));
+        CHECKS.put("hostile-bound-overrun-read", VerbsVmCheck::hostileRead);
+        CHECKS.put("send-longer-than-receive", VerbsVmCheck::sendTooLong);
+        CHECKS.put("rmr-bind-write-then-stale-context", VerbsVmCheck::rmrBindAndStale);
+        CHECKS.put("srq-create-model-not-supported", VerbsVmCheck::srqUnsupported);
+        CHECKS.put("post-and-poll-allocate-nothing", VerbsVmCheck::allocationFree);
+        }
+        if (rpingServer != null) {
+            String rpingIa = ia + "-" + args[3];
+            Registry.addProvider(new RegistryEntry(rpingIa, 'u', 1, 2, true, false, "verbs", "jdat", 1, 0,
+                    args[3] + " 0", ""));
+            CHECKS.put("rping-client-against-guest-rping", () -> RpingClient.run(rpingIa, rpingServer, 7174, 10, 64));
+        }
+        int passed = 0;
+        int failed = 0;
+        String only = System.getProperty("check", "");
+        for (Map.Entry<String, Check> c : CHECKS.entrySet()) {
+            if (!only.isEmpty() && java.util.Arrays.stream(only.split(",")).noneMatch(c.getKey()::contains)) {
+                continue;
+            }
+            String name = label + "/" + c.getKey();
+            long t0 = System.nanoTime();
+            try {
+                c.getValue().run();
+                passed++;
+                System.out.printf("PASS %s (%d ms)%n", name, (System.nanoTime() - t0) / 1_000_000);
+            } catch (Throwable e) {
+                failed++;
+                System.out.printf("FAIL %s: %s%n", name, e);
+                e.printStackTrace(System.out);
+            }
+        }
+        System.out.printf("%d passed, %d failed%n", passed, failed);
+        System.exit(failed);
+    }
+
+    /** Generous waits: the guest is emulated and the host shared. */
+    static final int WAIT_US = 60_000_000;
+
+    /** A connected pair, with waits long enough for an emulated guest on a loaded host. */
+    static Pair connected() {
+        Pair p = new Pair(ia, attr(), 64);
+        try {
+            p.psp = PublicServicePoint.createAny(p.server.ia, p.crEvd, PspFlags.CONSUMER);
+            java.net.SocketAddress to = p.server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+            p.client.ep.connect(to, p.psp.connQual(), WAIT_US, 0, new byte[0], Qos.BEST_EFFORT, 0);
+            DatEvent cr = next(p.crEvd);
+            assertEquals(EventNumber.CONNECTION_REQUEST_EVENT, cr.eventNumber());
+            cr.cr().accept(p.server.ep, 0, new byte[0]);
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, next(p.server.connEvd).eventNumber());
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, next(p.client.connEvd).eventNumber());
+            return p;
+        } catch (RuntimeException | Error e) {
+            p.close();
+            throw e;
+        }
+    }
+
+    /** The next event of {@code evd}, waiting up to a minute. */
+    static DatEvent next(EventDispatcher evd) {
+        DatEvent e = new DatEvent();
+        assertTrue(evd.waitFor(WAIT_US, 1, e), "no event within 60 s");
+        return e;
+    }
+
+    static DatEvent dto(EventDispatcher evd, DtoCompletionStatus status, long cookie) {
+        DatEvent e = next(evd);
+        DataPath.checkDto(e, status, cookie);
+        return e;
+    }
+
+    static DatEvent dtoOk(EventDispatcher evd, long cookie, long length) {
+        DatEvent e = dto(evd, DtoCompletionStatus.SUCCESS, cookie);
+        assertEquals(length, e.transferredLength(), "transferred length of " + e);
+        return e;
+    }
+
+    static DatEvent bind(EventDispatcher evd, DtoCompletionStatus status, long cookie) {
+        DatEvent e = next(evd);
+        assertEquals(EventNumber.RMR_BIND_COMPLETION_EVENT, e.eventNumber(), "event number of " + e);
+        assertEquals(status, e.status(), "status of " + e);
+        assertEquals(cookie, e.userCookie(), "cookie of " + e);
+        return e;
+    }
+
+    static void expectConn(Pair.Side side, EventNumber n) {
+        DatEvent e = next(side.connEvd);
+        assertEquals(n, e.eventNumber(), "connection event");
+        if (n != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+            assertEquals(EpState.DISCONNECTED, side.ep.getStatus().epState());
+        }
+    }
+
+    static void expectBroken(Pair p) {
+        expectConn(p.client, EventNumber.CONNECTION_EVENT_BROKEN);
+        expectConn(p.server, EventNumber.CONNECTION_EVENT_BROKEN);
+    }
+
+    /**
+     * After the target refused an access, both ends are DISCONNECTED and at least one saw BROKEN: on rxe the
+     * initiator (its request failed) and the target when its device failed its QP; on siw the target (an
+     * asynchronous QP access error) while the initiator, whose Write or Send completed unacknowledged, sees
+     * the target's Terminate only as the connection closing (docs/verbs.md).
+     */
+    static void expectRefusedBreaks(Pair p) {
+        DatEvent i = next(p.client.connEvd);
+        DatEvent t = next(p.server.connEvd);
+        System.out.println("  initiator: " + i.eventNumber() + ", target: " + t.eventNumber());
+        EventNumber broken = EventNumber.CONNECTION_EVENT_BROKEN;
+        EventNumber disc = EventNumber.CONNECTION_EVENT_DISCONNECTED;
+        assertTrue(i.eventNumber() == broken || i.eventNumber() == disc, "initiator: " + i);
+        assertTrue(t.eventNumber() == broken || t.eventNumber() == disc, "target: " + t);
+        if (label.startsWith("rxe")) {
+            assertEquals(broken, i.eventNumber(), "the initiator's connection event on rxe");
+        }
+        // siw 6.1: the target sees BROKEN when siw raises an asynchronous QP error (a bound overrun) and
+        // DISCONNECTED when it only sends a Terminate and closes (a wrong or stale STag); the initiator sees the
+        // close. Both ends always end DISCONNECTED with nothing outside the region changed (docs/verbs.md).
+        assertEquals(EpState.DISCONNECTED, p.client.ep.getStatus().epState());
+        assertEquals(EpState.DISCONNECTED, p.server.ep.getStatus().epState());
+    }
+
+    static void disconnect(Pair p) {
+        p.client.ep.disconnect(CloseFlags.ABRUPT);
+        expectConn(p.client, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+        expectConn(p.server, EventNumber.CONNECTION_EVENT_DISCONNECTED);
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    static void openAndQuery() {
+        InterfaceAdapter a = InterfaceAdapter.open(ia, 16, null);
+        try {
+            IaAttr at = a.query(IaAttr.FIELD_ALL, 0).iaAttr();
+            System.out.println("  " + ia + ": adapter '" + at.adapterName() + "', address " + at.iaAddress()
+                    + ", max message " + at.maxMessageSize() + ", rdma read in/out " + at.maxRdmaReadPerEpIn()
+                    + "/" + at.maxRdmaReadPerEpOut());
+            assertTrue(at.adapterName().startsWith("verbs "), at.adapterName());
+        } finally {
+            a.close(CloseFlags.ABRUPT);
+        }
+    }
+
+    static void connectPrivateData() {
+        byte[] req = new byte[40];
+        byte[] acc = new byte[48];
+        for (int i = 0; i < req.length; i++) {
+            req[i] = (byte) (i * 7 + 1);
+        }
+        for (int i = 0; i < acc.length; i++) {
+            acc[i] = (byte) (i * 5 + 3);
+        }
+        try (Pair p = new Pair(ia, attr(), 64)) {
+            PublicServicePoint psp = PublicServicePoint.createAny(p.server.ia, p.crEvd, PspFlags.CONSUMER);
+            java.net.SocketAddress to = p.server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+            p.client.ep.connect(to, psp.connQual(), WAIT_US, req.length, req, Qos.BEST_EFFORT, 0);
+            DatEvent cr = next(p.crEvd);
+            assertEquals(EventNumber.CONNECTION_REQUEST_EVENT, cr.eventNumber());
+            byte[] got = cr.cr().query(io.jdat.CrParam.FIELD_ALL).privateData();
+            assertArrayEquals(req, java.util.Arrays.copyOf(got, req.length), "requester's private data");
+            cr.cr().accept(p.server.ep, acc.length, acc);
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, next(p.server.connEvd).eventNumber());
+            DatEvent est = next(p.client.connEvd);
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, est.eventNumber());
+            assertArrayEquals(acc, java.util.Arrays.copyOf(est.privateData(), acc.length), "acceptor's private data");
+            disconnect(p);
+        }
+    }
+
+    static void sendRecv() {
+        try (Pair p = connected(); Arena arena = Arena.ofShared()) {
+            int big = 1 << 20;
+            MemorySegment src = arena.allocate(big + 4096, 4096);
+            MemorySegment dst = arena.allocate(big + 4096, 4096);
+            Lmr sl = Lmr.create(p.client.ia, MemType.VIRTUAL, RegionDescription.forVa(src), src.byteSize(), p.client.pz,
+                    MemPriv.ALL);
+            Lmr dl = Lmr.create(p.server.ia, MemType.VIRTUAL, RegionDescription.forVa(dst), dst.byteSize(), p.server.pz,
+                    MemPriv.ALL);
+            // 64 B
+            sentinel(dst);
+            fill(src, 0, 64, 1);
+            p.server.ep.postRecv(1, iov(dl, 0, 4096), 11, CompletionFlags.DEFAULT);
+            p.client.ep.postSend(1, iov(sl, 0, 64), 12, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 12, 64);
+            dtoOk(p.server.recvEvd, 11, 64);
+            assertPattern(dst, 0, 64, 1, 0, "64 B send");
+            assertUntouched(dst, 64, 4096 - 64, "after the 64 B message");
+            // 1 MiB
+            sentinel(dst);
+            fill(src, 0, big, 2);
+            p.server.ep.postRecv(1, iov(dl, 0, big), 13, CompletionFlags.DEFAULT);
+            p.client.ep.postSend(1, iov(sl, 0, big), 14, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 14, big);
+            dtoOk(p.server.recvEvd, 13, big);
+            assertPattern(dst, 0, big, 2, 0, "1 MiB send");
+            assertUntouched(dst, big, 4096, "after the 1 MiB message");
+            // gather 3 segments, scatter into 3 others
+            sentinel(dst);
+            fill(src, 0, 300, 3);
+            p.server.ep.postRecv(3, iov(dl, 1000, 50, 2000, 100, 3000, 1000), 15, CompletionFlags.DEFAULT);
+            p.client.ep.postSend(3, iov(sl, 0, 100, 100, 100, 200, 100), 16, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 16, 300);
+            dtoOk(p.server.recvEvd, 15, 300);
+            assertPattern(dst, 1000, 50, 3, 0, "segment 1");
+            assertPattern(dst, 2000, 100, 3, 50, "segment 2");
+            assertPattern(dst, 3000, 150, 3, 150, "segment 3");
+            assertUntouched(dst, 0, 1000, "before");
+            assertUntouched(dst, 3150, 1000, "after");
+            disconnect(p);
+        }
+    }
+
+    static void rdmaWriteRead() {
+        try (Pair p = connected(); Arena arena = Arena.ofShared()) {
+            int big = 1 << 20;
+            MemorySegment a = arena.allocate(big + 8192, 4096);
+            MemorySegment b = arena.allocate(big + 8192, 4096);
+            Lmr al = Lmr.create(p.client.ia, MemType.VIRTUAL, RegionDescription.forVa(a), a.byteSize(), p.client.pz,
+                    MemPriv.ALL);
+            Lmr bl = Lmr.create(p.server.ia, MemType.VIRTUAL, RegionDescription.forVa(b), b.byteSize(), p.server.pz,
+                    MemPriv.ALL);
+            sentinel(b);
+            fill(a, 0, big, 4);
+            p.client.ep.postRdmaWrite(1, iov(al, 0, big), 21, bl.remoteTriplet(4096, big), CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 21, big);
+            assertPattern(b, 4096, big, 4, 0, "RDMA Write target");
+            assertUntouched(b, 0, 4096, "before the written range");
+            assertUntouched(b, 4096 + big, 4096, "after the written range");
+            sentinel(a);
+            fill(b, 100, big, 5);
+            p.client.ep.postRdmaRead(1, iov(al, 8, big), 22, bl.remoteTriplet(100, big), CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 22, big);
+            assertPattern(a, 8, big, 5, 0, "RDMA Read result");
+            assertUntouched(a, 0, 8, "before the read range");
+            assertUntouched(a, 8 + big, 4096, "after the read range");
+            disconnect(p);
+        }
+    }
+
+    static void reject() {
+        try (Pair p = new Pair(ia, attr(), 64)) {
+            PublicServicePoint psp = PublicServicePoint.createAny(p.server.ia, p.crEvd, PspFlags.CONSUMER);
+            java.net.SocketAddress to = p.server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+            p.client.ep.connect(to, psp.connQual(), WAIT_US, 0, new byte[0], Qos.BEST_EFFORT, 0);
+            DatEvent cr = next(p.crEvd);
+            cr.cr().reject();
+            expectConn(p.client, EventNumber.CONNECTION_EVENT_PEER_REJECTED);
+        }
+    }
+
+    static void noListener() {
+        try (Pair p = new Pair(ia, attr(), 64)) {
+            java.net.SocketAddress to = p.server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+            p.client.ep.connect(to, 39999, WAIT_US, 0, new byte[0], Qos.BEST_EFFORT, 0);
+            DatEvent e = next(p.client.connEvd);
+            assertTrue(e.eventNumber() == EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED
+                    || e.eventNumber() == EventNumber.CONNECTION_EVENT_UNREACHABLE, "event " + e);
+            assertEquals(EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, e.eventNumber(), "event");
+        }
+    }
+
+    static void disconnectFlushes() {
+        try (Pair p = connected()) {
+            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 31, CompletionFlags.DEFAULT);
+            p.server.ep.postRecv(1, iov(p.server.lmr, 64, 64), 32, CompletionFlags.DEFAULT);
+            disconnect(p);
+            dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 31);
+            dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 32);
+        }
+    }
+
+    /** A write with a wrong rkey, or one past the end of the region: the exact status, BROKEN, memory intact. */
+    static void hostileWrite(boolean wrongKey) {
+        try (Pair p = connected()) {
+            sentinel(p.server.buf);
+            byte[] before = DataPath.snapshot(p.server.buf);
+            fill(p.client.buf, 0, 4096, 6);
+            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 41, CompletionFlags.DEFAULT);
+            RmrTriplet t = p.server.lmr.remoteTriplet(0, 4096);
+            if (wrongKey) {
+                t = new RmrTriplet(t.rmrContext() ^ 0x5A5A00, t.targetAddress(), t.segmentLength());
+            } else {
+                long size = p.server.lmr.registeredSize();
+                t = p.server.lmr.remoteTriplet(size - 1024, 4096); // 3 KiB past the end
+            }
+            p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 42, t, CompletionFlags.DEFAULT);
+            DatEvent e = next(p.client.reqEvd);
+            assertEquals(42, e.userCookie());
+            writerStatus(e);
+            expectRefusedBreaks(p);
+            dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 41);
+            DataPath.assertUnchanged(p.server.buf, before, "the target region");
+        }
+    }
+
+    /**
+     * The status of an RDMA Write the target refused: DAT_DTO_ERR_REMOTE_ACCESS on InfiniBand/RoCE, where the
+     * write is acknowledged. On iWARP the write completes when it is sent (RDMAP has no write acknowledgement):
+     * the target's Terminate breaks the connection afterwards, so siw may report SUCCESS first (docs/verbs.md).
+     */
+    static void writerStatus(DatEvent e) {
+        if (label.startsWith("siw") && e.status() == DtoCompletionStatus.SUCCESS) {
+            System.out.println("  iWARP: the write completed locally; the target's Terminate breaks the connection");
+            return;
+        }
+        assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, e.status(), "the writer's status");
+    }
+
+    static void hostileRead() {
+        try (Pair p = connected()) {
+            sentinel(p.client.buf);
+            // The target holds a receive: without one, rdma_rxe (no asynchronous QP error event) lets the target
+            // see only the initiator's disconnect (docs/verbs.md).
+            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 50, CompletionFlags.DEFAULT);
+            long size = p.server.lmr.registeredSize();
+            p.client.ep.postRdmaRead(1, iov(p.client.lmr, 0, 4096), 51, p.server.lmr.remoteTriplet(size - 100, 4096),
+                    CompletionFlags.DEFAULT);
+            DatEvent e = next(p.client.reqEvd);
+            if (label.startsWith("siw") && e.status() == DtoCompletionStatus.ERR_FLUSHED) {
+                // siw answers the refused read with a Terminate and an asynchronous QP error, and flushes the read.
+                System.out.println("  siw: the read was flushed after the target's Terminate");
+            } else {
+                assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, e.status(), "the reader's status");
+            }
+            expectRefusedBreaks(p);
+            dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 50);
+        }
+    }
+
+    static void sendTooLong() {
+        try (Pair p = connected()) {
+            sentinel(p.server.buf);
+            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 61, CompletionFlags.DEFAULT);
+            p.client.ep.postSend(1, iov(p.client.lmr, 0, 128), 62, CompletionFlags.DEFAULT);
+            DatEvent r = next(p.server.recvEvd);
+            assertEquals(61, r.userCookie());
+            if (label.startsWith("siw") && r.status() == DtoCompletionStatus.ERR_FLUSHED) {
+                // siw may close the connection before it completes the receive with IBV_WC_LOC_LEN_ERR.
+                System.out.println("  siw: the receive was flushed by the close before its length error");
+            } else {
+                assertEquals(DtoCompletionStatus.ERR_LOCAL_LENGTH, r.status(), "the receiver's status");
+            }
+            DatEvent s = next(p.client.reqEvd);
+            assertEquals(62, s.userCookie());
+            // iWARP has no Send acknowledgement: siw's Send completes when sent, the Terminate breaks afterwards.
+            assertTrue(s.status() != DtoCompletionStatus.SUCCESS || label.startsWith("siw"),
+                    "the sender's status: " + s.status());
+            System.out.println("  sender's status: " + s.status());
+            expectRefusedBreaks(p);
+            assertUntouched(p.server.buf, 64, p.server.buf.byteSize() - 64, "beyond the receive buffer");
+        }
+    }
+
+    static void rmrBindAndStale() {
+        try (Pair p = connected()) {
+            sentinel(p.server.buf);
+            Rmr rmr = Rmr.create(p.server.pz);
+            int ctx = rmr.bind(p.server.lmr.triplet(8192, 4096), MemPriv.REMOTE_WRITE, p.server.ep, 71,
+                    CompletionFlags.DEFAULT);
+            bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, 71);
+            fill(p.client.buf, 0, 4096, 7);
+            RmrTriplet t = new RmrTriplet(ctx, p.server.lmr.registeredAddress() + 8192, 4096);
+            p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 72, t, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 72, 4096);
+            assertPattern(p.server.buf, 8192, 4096, 7, 0, "write through the RMR");
+            assertUntouched(p.server.buf, 0, 8192, "before the window");
+            // a write one byte past the window's end
+            byte[] before = DataPath.snapshot(p.server.buf);
+            rmr.bind(new io.jdat.LmrTriplet(p.server.lmr.lmrContext(), p.server.lmr.registeredAddress(), 0), 0,
+                    p.server.ep, 73, CompletionFlags.DEFAULT); // unbind
+            bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, 73);
+            p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 64), 74, t, CompletionFlags.DEFAULT);
+            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 75, CompletionFlags.DEFAULT);
+            DatEvent e = next(p.client.reqEvd);
+            writerStatus(e);
+            expectRefusedBreaks(p);
+            DataPath.assertUnchanged(p.server.buf, before, "the region after the stale write");
+            dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 75);
+            rmr.free();
+        }
+    }
+
+    static void srqUnsupported() {
+        InterfaceAdapter a = InterfaceAdapter.open(ia, 16, null);
+        try {
+            io.jdat.ProtectionZone pz = io.jdat.ProtectionZone.create(a);
+            expectDat(DatReturnType.MODEL_NOT_SUPPORTED, null, () -> SharedReceiveQueue.create(a, pz,
+                    new SrqAttr(16, 1, 0)));
+        } finally {
+            a.close(CloseFlags.ABRUPT);
+        }
+    }
+
+    /**
+     * As an unprivileged user with RLIMIT_MEMLOCK of {@code -Dmemlock} KiB: a registration within the limit works,
+     * one beyond it fails with DAT_INSUFFICIENT_RESOURCES / DAT_RESOURCE_MEMORY_REGION (the device pins pages).
+     */
+    static void memlock() {
+        long limit = Long.getLong("memlock") * 1024;
+        InterfaceAdapter a = InterfaceAdapter.open(ia, 16, null);
+        try (Arena arena = Arena.ofShared()) {
+            io.jdat.ProtectionZone pz = io.jdat.ProtectionZone.create(a);
+            MemorySegment small = arena.allocate(4096, 4096);
+            Lmr ok = Lmr.create(a, MemType.VIRTUAL, RegionDescription.forVa(small), 4096, pz, MemPriv.ALL);
+            ok.free();
+            MemorySegment big = arena.allocate(limit * 4, 4096);
+            io.jdat.DatException e = expectDat(DatReturnType.INSUFFICIENT_RESOURCES,
+                    io.jdat.DatReturnSubtype.RESOURCE_MEMORY_REGION, () -> Lmr.create(a, MemType.VIRTUAL,
+                            RegionDescription.forVa(big), big.byteSize(), pz, MemPriv.ALL));
+            System.out.println("  " + e.getMessage());
+        } finally {
+            a.close(CloseFlags.ABRUPT);
+        }
+    }
+
+    /** Send/receive ping-pong, 64 B: bytes allocated per round by the posting and polling thread. */
+    static void allocationFree() {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (Pair p = connected()) {
+            DatEvent e = new DatEvent();
+            io.jdat.LmrTriplet[] s = iov(p.client.lmr, 0, 64);
+            io.jdat.LmrTriplet[] r = iov(p.server.lmr, 0, 64);
+            int warm = 20_000;
+            int rounds = 5_000;
+            long perRound = Long.MAX_VALUE;
+            for (int attempt = 0; attempt < 5 && perRound > 0; attempt++) {
+                int n = attempt == 0 ? warm : rounds;
+                long before = mx.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < n; i++) {
+                    p.server.ep.postRecv(1, r, i, CompletionFlags.DEFAULT);
+                    p.client.ep.postSend(1, s, i, CompletionFlags.DEFAULT);
+                    while (!p.client.reqEvd.dequeue(e)) {
+                        Thread.onSpinWait();
+                    }
+                    while (!p.server.recvEvd.dequeue(e)) {
+                        Thread.onSpinWait();
+                    }
+                }
+                long bytes = mx.getCurrentThreadAllocatedBytes() - before;
+                perRound = bytes / n;
+                System.out.println("  " + n + " rounds: " + bytes + " bytes allocated (" + perRound + " per round)");
+            }
+            assertEquals(0, perRound, "bytes allocated per post/poll round after warm-up");
+            disconnect(p);
+        }
+    }
+
+    /** Unused: keeps imports that some JDKs flag as unused in one place. */
+    static List<Object> unused() {
+        return new ArrayList<>(List.of(EvdFlags.DTO, EpState.CONNECTED, EventDispatcher.class,
+                new InetSocketAddress(0)));
+    }
+}
