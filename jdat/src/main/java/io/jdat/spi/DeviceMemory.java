@@ -49,10 +49,10 @@ public interface DeviceMemory {
 
     /** One registration of a range with the device. */
     interface Registration {
-        /** The key local work requests name it with (an lkey). */
+        /** {@return the key local work requests name it with (an lkey)} */
         int localKey();
 
-        /** The key a peer names it with (an rkey): the DAT {@code rmr_context}. */
+        /** {@return the key a peer names it with (an rkey): the DAT {@code rmr_context}} */
         int remoteKey();
 
         /** Deregisters ({@code dat_lmr_free}, an RMR unbind). Idempotent. */

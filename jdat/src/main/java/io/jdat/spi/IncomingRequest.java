@@ -31,7 +31,11 @@ public interface IncomingRequest {
      * {@link #accept(PassiveHandler, byte[], int, int)} with the accepting EP's resources, which a device
      * transport needs to create the queue pair; the core always calls this one. The default ignores them.
      *
-     * @param resources the EP's protection domain, queue sizes and receive side
+     * @param passive     the accepting EP's core side
+     * @param privateData the acceptor's private data
+     * @param rdmaReadIn  the accepting EP's incoming RDMA Read depth (IRD)
+     * @param rdmaReadOut the accepting EP's outgoing RDMA Read depth (ORD)
+     * @param resources   the EP's protection domain, queue sizes and receive side
      */
     default void accept(PassiveHandler passive, byte[] privateData, int rdmaReadIn, int rdmaReadOut,
             EndpointResources resources) {

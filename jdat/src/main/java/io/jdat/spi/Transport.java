@@ -57,7 +57,13 @@ public interface Transport {
      * device transport needs to create the queue pair; the core always calls this one. Software transports
      * keep the default, which ignores them.
      *
-     * @param resources the EP's protection domain, queue sizes and receive side
+     * @param remote         the peer's IA address
+     * @param remoteConnQual the peer's connection qualifier
+     * @param privateData    the consumer's private data (may be empty)
+     * @param rdmaReadIn     the EP's incoming RDMA Read depth (IRD)
+     * @param rdmaReadOut    the EP's outgoing RDMA Read depth (ORD)
+     * @param handler        receives the outcome
+     * @param resources      the EP's protection domain, queue sizes and receive side
      * @return the attempt
      */
     default ConnectAttempt connect(SocketAddress remote, long remoteConnQual, byte[] privateData, int rdmaReadIn,
@@ -68,6 +74,8 @@ public interface Transport {
     /**
      * The device memory of a transport that registers memory and checks remote access in hardware, or
      * {@code null} (the default) for a software transport, whose remote accesses the core checks.
+     *
+     * @return the device memory, or {@code null}
      */
     default DeviceMemory deviceMemory() {
         return null;
@@ -76,6 +84,8 @@ public interface Transport {
     /**
      * Whether {@code dat_srq_create} is supported; when not, the core fails it with
      * {@code DAT_MODEL_NOT_SUPPORTED}. Default true (the core keeps shared receive queues itself).
+     *
+     * @return whether shared receive queues are supported
      */
     default boolean sharedReceiveQueues() {
         return true;

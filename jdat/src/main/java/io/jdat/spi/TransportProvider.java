@@ -21,6 +21,8 @@ public interface TransportProvider {
      * Why this transport cannot open any IA on this machine (for {@code jdat info}), in one line, or
      * {@code null} (the default) when it can. A software transport is always available; a device transport
      * says, e.g., that {@code libibverbs.so.1} is missing or that there is no RDMA device.
+     *
+     * @return the reason, or {@code null} when available
      */
     default String unavailableReason() {
         return null;
