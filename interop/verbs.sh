@@ -65,6 +65,23 @@ trap cleanup EXIT
 g() { "$SIW_VM" exec -- "$@"; }
 JAVA="/opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC"
 PASSED=0; FAILED=0
+# A guest JVM's checks: $1 the log, the rest the guest command. qemu's TCG has killed a guest JVM with SIGILL in
+# JIT-compiled code (hs_err: Thread.onSpinWait, c1) in 1 run of several, with no fault of jdat's: such a crash is
+# said, its log kept as $1.crash, and the JVM run once more; a second crash, or any other abnormal end (an exit
+# status that is neither 0 nor the count of FAIL lines), is a failure of its own, never a silent loss of checks.
+vm_checks() {
+    local log=$1 rc; shift
+    g "$@" > "$log" 2>&1; rc=$?
+    if grep -q 'A fatal error has been detected by the Java Runtime Environment' "$log"; then
+        mv "$log" "$log.crash"
+        say "the guest JVM crashed ($(grep -m1 -E '^# +(SIG|Problematic|J )' "$log.crash" | tr -s ' ')); running its checks once more (log: $log.crash)"
+        g "$@" > "$log" 2>&1; rc=$?
+    fi
+    tally "$log"
+    if [ "$rc" != 0 ] && [ "$rc" != "$(grep -c '^FAIL ' "$log")" ]; then
+        FAILED=$((FAILED + 1)); echo "FAIL $(basename "$log" .log): the guest JVM ended with status $rc (log: $log)"
+    fi
+}
 tally() { # log file
     local p f; p=$(grep -c '^PASS ' "$1"); f=$(grep -c '^FAIL ' "$1")
     grep -E '^(PASS|FAIL) ' "$1"
@@ -76,16 +93,14 @@ tally() { # log file
 # Known gap: jdat's rping client against the guest's `rping -s` on rxe_v1 (netns peer) times out connecting,
 # while the same check passes on siw; until that is understood the rxe run has no rping check (docs/verbs.md).
 g 'rdma link delete siw0; rdma link delete siw_v0; ip netns exec peer rdma link delete siw_v1' > "$LOG/rxe-setup.log" 2>&1
-g "cd /mnt/host && $JAVA -cp '$CP' io.jdat.verbs.VerbsVmCheck rxe eth0" > "$LOG/rxe.log" 2>&1
-tally "$LOG/rxe.log"
+vm_checks "$LOG/rxe.log" "cd /mnt/host && $JAVA -cp '$CP' io.jdat.verbs.VerbsVmCheck rxe eth0"
 
 # ---- 1b. siw: the rxe devices go, the siw ones come back --------------------------------------------------
 g 'rdma link delete rxe0; rdma link delete rxe_v0; ip netns exec peer rdma link delete rxe_v1;
    rdma link add siw0 type siw netdev eth0; rdma link add siw_v0 type siw netdev v0;
    ip netns exec peer rdma link add siw_v1 type siw netdev v1; rdma link' > "$LOG/siw-setup.log" 2>&1
-g 'ip netns exec peer sh -c "rping -s -a 10.9.0.2 -p 7174 -C 10 -S 64 -V > /tmp/rping-siw.log 2>&1 &"' >> "$LOG/siw-setup.log" 2>&1
-g "cd /mnt/host && $JAVA -cp '$CP' io.jdat.verbs.VerbsVmCheck siw eth0 10.9.0.2 v0" > "$LOG/siw.log" 2>&1
-tally "$LOG/siw.log"
+g 'ip netns exec peer sh -c "rping -s -P -a 10.9.0.2 -p 7174 -C 10 -S 64 -V > /tmp/rping-siw.log 2>&1 &"' >> "$LOG/siw-setup.log" 2>&1
+vm_checks "$LOG/siw.log" "cd /mnt/host && $JAVA -cp '$CP' io.jdat.verbs.VerbsVmCheck siw eth0 10.9.0.2 v0"
 g 'pkill rping; cat /tmp/rping-siw.log' >> "$LOG/siw-setup.log" 2>&1
 
 # ---- 1c. an unprivileged user under RLIMIT_MEMLOCK 256 KiB (siw pins pages like a NIC) ---------------------
