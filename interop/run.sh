@@ -10,14 +10,18 @@
 # Skipped (exit 0, one line saying why) only when the VM cannot be built here: not root, or no Debian
 # package archive reachable and no cached image. Anything else that goes wrong is a failure.
 # Environment: SIW_VM (the siw-vm tool), SIW_VM_CACHE, INTEROP_COUNT (pings per case, default 5),
-# INTEROP_LOG (the log directory, default target/interop).
+# INTEROP_LOG (the log directory, default target/interop), INTEROP_CASES (an extended regex: only the cases whose
+# name matches run, e.g. 'dtest -h -> DAPL.*65536'), INTEROP_REPEAT (runs the case list that many times, default 1).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 cd "$ROOT"
 SIW_VM=${SIW_VM:-$(readlink -f "$ROOT/../shared/interop/siw-vm/siw-vm" 2>/dev/null || true)}
 export SIW_VM_NAME=jdat-interop
 COUNT=${INTEROP_COUNT:-5}
+CASES=${INTEROP_CASES:-}
+REPEAT=${INTEROP_REPEAT:-1}
 LOG=${INTEROP_LOG:-$ROOT/target/interop}
+BASE_LOG=$LOG
 KEEP=0
 [ "${1:-}" = --keep ] && KEEP=1
 mkdir -p "$LOG"
@@ -90,13 +94,64 @@ fi
 JAR=$ROOT/jdat-tools/target/jdat-tools.jar
 [ -f "$JAR" ] || ./jdat.sh build > "$LOG/jdat-build.log" 2>&1 || { say "jdat build failed"; echo "0 passed, 1 failed"; exit 1; }
 
-PASSED=0 FAILED=0
-pass() { PASSED=$((PASSED + 1)); say "PASS $1"; }
-fail() { FAILED=$((FAILED + 1)); say "FAIL $1: $2"; }
+PASSED=0 FAILED=0 RETRY=0 RETRIED=0 CRC_MARK=0
+pass() { PASSED=$((PASSED + 1)); say "PASS $1${RETRIED_WHY:+ (on the second try: $RETRIED_WHY)}"; }
+fail() {
+    local why
+    if [ $RETRIED = 0 ] && why=$(siw_trailer_bug); then
+        RETRY=1; say "RETRY $1: $why"; return
+    fi
+    FAILED=$((FAILED + 1)); say "FAIL $1: $2"
+}
+
+# The siw of Linux 6.1 misreads an MPA CRC whose 4 bytes arrive split over two socket buffers:
+# siw_get_trailer() copies each part to the start of the trailer field, so the first bytes are overwritten
+# and the last keeps a byte of the previous FPDU's CRC. siw then logs "siw: crc error. in: X, own Y", where Y
+# is the CRC of what it received (the right one) and X the misplaced bytes, and drops the connection. Where
+# the guest's TCP segments end is up to qemu's user-mode network, so any FPDU can meet it. Prints the proof
+# and succeeds when a crc error logged since the case began has exactly that shape: for a split after k bytes
+# (1..3), X's first 4-k bytes are Y's last 4-k bytes and, for k = 3, X's middle bytes are Y's (both read as
+# the little-endian words siw prints). Any other crc error is jdat's fault and no retry.
+siw_trailer_bug() {
+    local line x y k i ok
+    while read -r line; do
+        [[ $line =~ crc\ error\.\ in:\ ([0-9a-f]{8}),\ own\ ([0-9a-f]{8}) ]] || continue
+        x=$((16#${BASH_REMATCH[1]})) y=$((16#${BASH_REMATCH[2]}))
+        for k in 1 2 3; do
+            ok=1
+            for ((i = 0; i < 4 - k; i++)); do
+                [ $(( (x >> (8 * i)) & 255 )) = $(( (y >> (8 * (i + k))) & 255 )) ] || ok=0
+            done
+            for ((i = 4 - k; i < k; i++)); do
+                [ $(( (x >> (8 * i)) & 255 )) = $(( (y >> (8 * i)) & 255 )) ] || ok=0
+            done
+            if [ $ok = 1 ]; then
+                echo "siw's split-trailer CRC bug (Linux 6.1 siw_get_trailer), guest log \"${line#*siw: }\":" \
+                    "the CRC siw computed is the one jdat sent, its copy of the trailer is that CRC shifted by $k bytes"
+                return 0
+            fi
+        done
+    done < <(g "dmesg | grep 'siw: crc error' | tail -n +$((CRC_MARK + 1))" 2> /dev/null)
+    return 1
+}
+# Runs one case ("$@": its function and arguments); once more when it failed only by siw_trailer_bug.
+run_case() {
+    RETRY=0 RETRIED=0 RETRIED_WHY=
+    CRC_MARK=$(g "dmesg | grep -c 'siw: crc error'" 2> /dev/null || echo 0)
+    "$@"
+    if [ $RETRY = 1 ]; then
+        RETRIED=1 RETRIED_WHY="the first met siw's split-trailer CRC bug"
+        "$@"
+    fi
+    RETRY=0 RETRIED=0 RETRIED_WHY=
+}
+# Whether the case named $1 is selected by INTEROP_CASES.
+selected() { [ -z "$CASES" ] || [[ $1 =~ $CASES ]]; }
 
 # jdat rping client against `rping -s` in the guest. $1 size, $2 jdat IA parameters
 rping_jdat_client() {
     local size=$1 params=$2 name="jdat rping -c -> siw rping -s, $1 B, ${2:-defaults}" log
+    selected "$name" || return 0
     log="$LOG/rping-c-$size-${params// /_}"
     g "rm -f /tmp/rs.*; (timeout 60 rping -s -a 10.0.2.15 -p 7174 -S $size -v > /tmp/rs.log 2> /tmp/rs.err; echo \$? > /tmp/rs.rc) > /dev/null 2>&1 &"
     sleep 0.3
@@ -118,6 +173,7 @@ rping_jdat_client() {
 # `rping -c` in the guest against the jdat rping server. $1 size, $2 jdat IA parameters
 rping_jdat_server() {
     local size=$1 params=$2 name="siw rping -c -> jdat rping -s, $1 B, ${2:-defaults}" log
+    selected "$name" || return 0
     log="$LOG/rping-s-$size-${params// /_}"
     timeout 60 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$JAR" \
         rping -s -p "$J_RPING" -C "$COUNT" -S "$size" -V -v --timeout 15000 --ia-params "127.0.0.1 $params" \
@@ -136,18 +192,20 @@ rping_jdat_server() {
     fi
 }
 
+for round in $(seq "$REPEAT"); do
+if [ "$REPEAT" != 1 ]; then say "round $round of $REPEAT"; LOG=$BASE_LOG/round-$round; mkdir -p "$LOG"; fi
 for size in 64 1000 4096 65535; do
     for params in "crc=off" "crc=on"; do
-        rping_jdat_client "$size" "$params"
-        rping_jdat_server "$size" "$params"
+        run_case rping_jdat_client "$size" "$params"
+        run_case rping_jdat_server "$size" "$params"
     done
 done
 # Ethernet-sized FPDUs from jdat; jdat as the responder to siw with revision 1 asked of nobody (siw asks
 # revision 2: the jdat server answers in kind whatever its own setting). The jdat client runs with its
 # default peer-to-peer mode only: without an RTR it would meet the siw responder's race (siw-vm README).
-rping_jdat_client 65535 "crc=on mulpdu=1442"
-rping_jdat_server 65535 "crc=on mulpdu=1442"
-rping_jdat_server 4096 "p2p=off rev=1"
+run_case rping_jdat_client 65535 "crc=on mulpdu=1442"
+run_case rping_jdat_server 65535 "crc=on mulpdu=1442"
+run_case rping_jdat_server 4096 "p2p=off rev=1"
 
 # Issue 14 item 11, on the wire: a graceful close delivers everything reported complete and ends with a FIN,
 # never a reset. While a jdat dtest client runs against the guest, dumpcap records the host loopback between
@@ -180,6 +238,7 @@ capture_check_close() {
 # jdat dtest client against DAPL's `dtest -s` in the guest. $1 size, $2 RDMA Writes, $3 jdat IA parameters
 dtest_jdat_client() {
     local size=$1 burst=$2 params=$3 name="jdat dtest -h -> DAPL dtest -s, $1 B, $2 writes, ${3:-defaults}" log
+    selected "$name" || return 0
     log="$LOG/dtest-c-$size-${params// /_}"
     g "rm -f /tmp/ds.*; ulimit -l unlimited; (timeout 90 dtest -s -P ofa-v2-iwarp -b $size -B $burst -v > /tmp/ds.log 2> /tmp/ds.err; echo \$? > /tmp/ds.rc) > /dev/null 2>&1 &"
     timeout 90 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$JAR" dtest -h 127.0.0.1 \
@@ -203,6 +262,7 @@ dtest_jdat_client() {
 # DAPL's `dtest -h 10.0.2.100` in the guest against the jdat dtest server. $1 size, $2 RDMA Writes, $3 IA parameters
 dtest_jdat_server() {
     local size=$1 burst=$2 params=$3 name="DAPL dtest -h -> jdat dtest -s, $1 B, $2 writes, ${3:-defaults}" log
+    selected "$name" || return 0
     log="$LOG/dtest-s-$size-${params// /_}"
     timeout 90 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$JAR" dtest -s \
         --info-port "$J_INFO" --conn-qual "$J_DTEST" --advertise 10.0.2.100 --provider ofa-v2-iwarp \
@@ -227,18 +287,21 @@ if [ $DAPL_OK = 1 ]; then
     # 4 KiB with dtest's 100 writes, 64 KiB (FPDUs split by the MSS) with CRC, and dtest's default 1000 writes of
     # 1000 bytes in Ethernet-sized FPDUs with CRC. Against the jdat server, stock siw (no RTR) speaks first
     # (RFC 5044 §7.1.2); against the siw server, the jdat client's RTR goes first.
-    dtest_jdat_client 4096 100 "crc=off"
-    dtest_jdat_server 4096 100 "crc=off"
-    capture_start "$H_DTEST" "$LOG/dtest-c-65536-close.pcap"
-    dtest_jdat_client 65536 20 "crc=on"
-    capture_check_close "$H_DTEST" "$LOG/dtest-c-65536-close.pcap" "jdat dtest -h, 20 x 64 KiB RDMA Writes then dat_ep_disconnect(GRACEFUL)"
-    dtest_jdat_server 65536 20 "crc=on"
-    dtest_jdat_client 1000 1000 "crc=on mulpdu=1442"
-    dtest_jdat_server 1000 1000 "crc=on mulpdu=1442"
+    run_case dtest_jdat_client 4096 100 "crc=off"
+    run_case dtest_jdat_server 4096 100 "crc=off"
+    if selected "jdat dtest -h -> DAPL dtest -s, 65536 B, 20 writes, crc=on"; then
+        capture_start "$H_DTEST" "$LOG/dtest-c-65536-close.pcap"
+        run_case dtest_jdat_client 65536 20 "crc=on"
+        capture_check_close "$H_DTEST" "$LOG/dtest-c-65536-close.pcap" "jdat dtest -h, 20 x 64 KiB RDMA Writes then dat_ep_disconnect(GRACEFUL)"
+    fi
+    run_case dtest_jdat_server 65536 20 "crc=on"
+    run_case dtest_jdat_client 1000 1000 "crc=on mulpdu=1442"
+    run_case dtest_jdat_server 1000 1000 "crc=on mulpdu=1442"
 else
     fail "DAPL dtest" "libdapl2/dapl2-utils did not install in the guest (log: $LOG/dapl-install.log)"
 fi
+done
 
-say "done in $(( $(date +%s) - T0 )) s (logs: $LOG)"
+say "done in $(( $(date +%s) - T0 )) s (logs: $BASE_LOG)"
 echo "$PASSED passed, $FAILED failed"
 [ $FAILED = 0 ]
