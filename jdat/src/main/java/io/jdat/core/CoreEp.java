@@ -450,59 +450,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
                 throw Fail.state(stateSubtype(s), "recv_completion_flags cannot change once receives were posted (EPM-18)");
             }
             // Build the new configuration, validate all of it, then apply: nothing changes on failure.
-            EpAttr a = attr.copy();
-            EpAttr n = p.epAttr() == null ? new EpAttr() : p.epAttr();
-            if ((mask & EpParam.FIELD_EP_ATTR_SERVICE_TYPE) != 0) {
-                a.serviceType(n.serviceType());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_MESSAGE_SIZE) != 0) {
-                a.maxMessageSize(n.maxMessageSize());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_SIZE) != 0) {
-                a.maxRdmaSize(n.maxRdmaSize());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_QOS) != 0) {
-                a.qos(n.qos());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) != 0) {
-                a.recvCompletionFlags(n.recvCompletionFlags());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS) != 0) {
-                a.requestCompletionFlags(n.requestCompletionFlags());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RECV_DTOS) != 0) {
-                a.maxRecvDtos(n.maxRecvDtos());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_REQUEST_DTOS) != 0) {
-                a.maxRequestDtos(n.maxRequestDtos());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RECV_IOV) != 0) {
-                a.maxRecvIov(n.maxRecvIov());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_REQUEST_IOV) != 0) {
-                a.maxRequestIov(n.maxRequestIov());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_IN) != 0) {
-                a.maxRdmaReadIn(n.maxRdmaReadIn());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_OUT) != 0) {
-                a.maxRdmaReadOut(n.maxRdmaReadOut());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_SRQ_SOFT_HW) != 0) {
-                a.srqSoftHw(n.srqSoftHw());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_IOV) != 0) {
-                a.maxRdmaReadIov(n.maxRdmaReadIov());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV) != 0) {
-                a.maxRdmaWriteIov(n.maxRdmaWriteIov());
-            }
-            if ((mask & (EpParam.FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | EpParam.FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR)) != 0) {
-                a.epTransportSpecific(n.epTransportSpecific());
-            }
-            if ((mask & (EpParam.FIELD_EP_ATTR_NUM_PROVIDER_ATTR | EpParam.FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR)) != 0) {
-                a.epProviderSpecific(n.epProviderSpecific());
-            }
+            EpAttr a = attr.copy().copyFields(p.epAttr() == null ? new EpAttr() : p.epAttr(), mask);
             validateAttr(ia, a, 3);
             CorePz newPz = (mask & EpParam.FIELD_PZ_HANDLE) != 0 ? Core.pzArg(p.pzHandle(), ia, true) : pz;
             CoreEvd nr = (mask & EpParam.FIELD_RECV_EVD_HANDLE) != 0
