@@ -122,14 +122,15 @@ public final class CoreCno extends CoreObject implements Cno {
             if (evds > 0 || waiter != null) {
                 throw Fail.state(DatReturnSubtype.INVALID_STATE_CNO_IN_USE, "EVDs attached or a thread waits (CNO-05)");
             }
-            freed = true;
+            markFreed();
         }
         ia.unregister(this);
     }
 
     @Override
     void destroy() {
-        freed = true;
-        releaseWaiter();
+        if (markFreedOnce()) {
+            releaseWaiter();
+        }
     }
 }

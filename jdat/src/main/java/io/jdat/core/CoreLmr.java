@@ -149,7 +149,7 @@ public final class CoreLmr extends CoreObject implements Lmr {
             if (boundRmrs.get() > 0) {
                 throw Fail.state(DatReturnSubtype.INVALID_STATE_LMR_IN_USE, boundRmrs.get() + " RMR(s) bound into it");
             }
-            freed = true;
+            markFreed();
         }
         release();
         ia.unregister(this);
@@ -168,8 +168,7 @@ public final class CoreLmr extends CoreObject implements Lmr {
 
     @Override
     void destroy() {
-        if (!freed) {
-            freed = true;
+        if (markFreedOnce()) {
             release();
         }
     }

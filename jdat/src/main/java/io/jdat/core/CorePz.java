@@ -58,7 +58,7 @@ public final class CorePz extends CoreObject implements ProtectionZone {
             if (users.get() > 0) {
                 throw Fail.state(DatReturnSubtype.INVALID_STATE_PZ_IN_USE, users.get() + " EP/LMR/RMR still use the PZ");
             }
-            freed = true;
+            markFreed();
         }
         closeDomain();
         ia.unregister(this);
@@ -66,8 +66,9 @@ public final class CorePz extends CoreObject implements ProtectionZone {
 
     @Override
     void destroy() {
-        freed = true;
-        closeDomain();
+        if (markFreedOnce()) {
+            closeDomain();
+        }
     }
 
     private void closeDomain() {

@@ -149,8 +149,7 @@ public final class CoreRmr extends CoreObject implements Rmr {
     @Override
     public void free() {
         synchronized (this) {
-            checkAlive();
-            freed = true;
+            markFreed();
             unbindLocked();
         }
         ia.memory.release(index);
@@ -161,10 +160,9 @@ public final class CoreRmr extends CoreObject implements Rmr {
     @Override
     void destroy() {
         synchronized (this) {
-            if (freed) {
+            if (!markFreedOnce()) {
                 return;
             }
-            freed = true;
             unbindLocked();
         }
         ia.memory.release(index);
