@@ -123,7 +123,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
         CoreEvd q = Core.evdArg(req, ia, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
         CoreEvd c = Core.evdArg(conn, ia, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
         EpAttr a = requested == null ? ia.defaultEpAttr() : requested.copy();
-        validateAttr(ia, a, attrArg);
+        EpAttrRules.validate(ia, a, attrArg);
         checkEvdKinds(r, q, c);
         CoreEp ep = new CoreEp(ia, false, EpStateMachine.created());
         ep.attachStreams(r, q, c, a, attrArg);
@@ -223,55 +223,6 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
         }
     }
 
-    /** EPC-18/19, EPM-34: every attribute value, against the IA's limits. */
-    static void validateAttr(CoreIa ia, EpAttr a, int arg) {
-        if (a.serviceType() == null) {
-            throw Fail.param(arg, "no service type");
-        }
-        if (a.serviceType() != ServiceType.RC) {
-            throw Fail.of(DatReturnType.MODEL_NOT_SUPPORTED, "service type " + a.serviceType());
-        }
-        if ((a.qos() & ~Qos.ALL) != 0) {
-            throw Fail.param(arg, "undefined QoS bits");
-        }
-        if ((a.qos() & ~ia.limits.qosSupported()) != 0) {
-            throw Fail.of(DatReturnType.MODEL_NOT_SUPPORTED, "QoS 0x" + Integer.toHexString(a.qos()) + " (EPC-19)");
-        }
-        if (a.maxMessageSize() < 0 || a.maxMessageSize() > ia.limits.maxMessageSize()) {
-            throw Fail.param(arg, "max_message_size " + a.maxMessageSize());
-        }
-        if (a.maxRdmaSize() < 0 || a.maxRdmaSize() > ia.limits.maxRdmaSize()) {
-            throw Fail.param(arg, "max_rdma_size " + a.maxRdmaSize());
-        }
-        if (!CompletionRules.validRecvAttr(a.recvCompletionFlags())) {
-            throw Fail.param(arg, "recv_completion_flags 0x" + Integer.toHexString(a.recvCompletionFlags()) + " (EPM-19)");
-        }
-        if (!CompletionRules.validRequestAttr(a.requestCompletionFlags())) {
-            throw Fail.param(arg, "request_completion_flags 0x" + Integer.toHexString(a.requestCompletionFlags())
-                    + " (EPM-20)");
-        }
-        checkRange(a.maxRecvDtos(), CoreIa.MAX_DTO_PER_EP, "max_recv_dtos", arg);
-        checkRange(a.maxRequestDtos(), CoreIa.MAX_DTO_PER_EP, "max_request_dtos", arg);
-        checkRange(a.maxRecvIov(), CoreIa.MAX_IOV, "max_recv_iov", arg);
-        checkRange(a.maxRequestIov(), CoreIa.MAX_IOV, "max_request_iov", arg);
-        checkRange(a.maxRdmaReadIov(), CoreIa.MAX_IOV, "max_rdma_read_iov", arg);
-        checkRange(a.maxRdmaWriteIov(), CoreIa.MAX_IOV, "max_rdma_write_iov", arg);
-        checkRange(a.maxRdmaReadIn(), ia.limits.maxRdmaReadIn(), "max_rdma_read_in", arg);
-        checkRange(a.maxRdmaReadOut(), ia.limits.maxRdmaReadOut(), "max_rdma_read_out", arg);
-        if (a.srqSoftHw() < Dat.WATERMARK_INFINITE) {
-            throw Fail.param(arg, "srq_soft_hw " + a.srqSoftHw());
-        }
-        if (!a.epTransportSpecific().isEmpty() || !a.epProviderSpecific().isEmpty()) {
-            throw Fail.param(arg, "jdat defines no transport- or provider-specific EP attributes");
-        }
-    }
-
-    private static void checkRange(int v, int max, String name, int arg) {
-        if (v < 0 || v > max) {
-            throw Fail.param(arg, name + " " + v + " outside 0.." + max);
-        }
-    }
-
     private void allocateRings(EpAttr a) {
         // Keep receives that are already posted (only possible while unconnected; modify checked they fit).
         ReceiveQueue old = recvQueue;
@@ -352,24 +303,11 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
         }
     }
 
-    private static final long NEVER_MODIFIABLE = EpParam.FIELD_IA_HANDLE | EpParam.FIELD_EP_STATE
-            | EpParam.FIELD_LOCAL_IA_ADDRESS_PTR | EpParam.FIELD_LOCAL_PORT_QUAL | EpParam.FIELD_REMOTE_IA_ADDRESS_PTR
-            | EpParam.FIELD_REMOTE_PORT_QUAL | EpParam.FIELD_SRQ_HANDLE;
-    private static final long ONLY_UNCONNECTED = EpParam.FIELD_EP_ATTR_NUM_TRANSPORT_ATTR
-            | EpParam.FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR | EpParam.FIELD_EP_ATTR_NUM_PROVIDER_ATTR
-            | EpParam.FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR;
-    private static final long RING_FIELDS = EpParam.FIELD_EP_ATTR_MAX_RECV_DTOS | EpParam.FIELD_EP_ATTR_MAX_REQUEST_DTOS
-            | EpParam.FIELD_EP_ATTR_MAX_RECV_IOV | EpParam.FIELD_EP_ATTR_MAX_REQUEST_IOV
-            | EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_IOV | EpParam.FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV;
-
     @Override
     public void modify(long mask, EpParam p) {
         checkAlive();
         Fail.checkMask(mask, EpParam.FIELD_ALL, 2);
-        if ((mask & NEVER_MODIFIABLE) != 0) {
-            throw Fail.param(2, "ia_handle, ep_state, addresses, port qualifiers and srq_handle cannot be modified"
-                    + " (EPM-03..08)");
-        }
+        EpAttrRules.checkNeverModifiable(mask);
         if (mask == 0) {
             return;
         }
@@ -381,27 +319,14 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
         try {
             checkAlive();
             EpStateMachine.State s = sm.current();
-            boolean early = s == UNCONNECTED || s == RESERVED || s == PASSIVE_CONNECTION_PENDING
-                    || s == TENTATIVE_CONNECTION_PENDING;
-            // §7.1: an UNCONFIGURED_RESERVED / _PASSIVE EP (an RSP's provider EP, RSP-09) may get its missing PZ.
-            boolean unconfiguredEarly = (s == RESERVED || s == PASSIVE_CONNECTION_PENDING) && pz == null;
-            if ((mask & EpParam.FIELD_PZ_HANDLE) != 0 && s != UNCONNECTED && s != TENTATIVE_CONNECTION_PENDING
-                    && !unconfiguredEarly) {
-                throw Fail.state(EpStateMachine.subtype(s), "pz_handle is modifiable only in UNCONNECTED and TENTATIVE (EPM-09)");
-            }
-            if ((mask & ONLY_UNCONNECTED) != 0 && s != UNCONNECTED) {
-                throw Fail.state(EpStateMachine.subtype(s), "specific attributes are modifiable only in UNCONNECTED (EPM-28..31)");
-            }
-            if ((mask & ~EpParam.FIELD_PZ_HANDLE) != 0 && !early) {
-                throw Fail.state(EpStateMachine.subtype(s), "EP parameters are modifiable only before connecting (EPM-11..27)");
-            }
+            EpAttrRules.checkModifiable(mask, s, pz == null);
             if ((mask & EpParam.FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) != 0 && recvQueue.everPosted()
                     && p.epAttr().recvCompletionFlags() != attr.recvCompletionFlags()) {
                 throw Fail.state(EpStateMachine.subtype(s), "recv_completion_flags cannot change once receives were posted (EPM-18)");
             }
             // Build the new configuration, validate all of it, then apply: nothing changes on failure.
             EpAttr a = attr.copy().copyFields(p.epAttr() == null ? new EpAttr() : p.epAttr(), mask);
-            validateAttr(ia, a, 3);
+            EpAttrRules.validate(ia, a, 3);
             CorePz newPz = (mask & EpParam.FIELD_PZ_HANDLE) != 0 ? Core.pzArg(p.pzHandle(), ia, true) : pz;
             CoreEvd nr = (mask & EpParam.FIELD_RECV_EVD_HANDLE) != 0
                     ? Core.evdArg(p.recvEvdHandle(), ia, DatReturnSubtype.INVALID_HANDLE_EVD_RECV) : recvEvd;
@@ -411,7 +336,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
                     ? Core.evdArg(p.connectEvdHandle(), ia, DatReturnSubtype.INVALID_HANDLE_EVD_CONN) : connectEvd;
             checkEvdKinds(nr, nq, nc);
             long posted = recvQueue.held();
-            if ((mask & RING_FIELDS) != 0) {
+            if ((mask & EpAttrRules.RING_FIELDS) != 0) {
                 if (posted > a.maxRecvDtos()) {
                     throw Fail.param(3, posted + " receives are posted; max_recv_dtos " + a.maxRecvDtos() + " too small");
                 }
@@ -435,7 +360,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             connectEvd = nc;
             EpAttr old = attr;
             attr = a;
-            if ((mask & RING_FIELDS) != 0) {
+            if ((mask & EpAttrRules.RING_FIELDS) != 0) {
                 allocateRings(a);
             }
             if (newPz != pz) {
@@ -478,59 +403,6 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
 
     // ================================================================== local I/O vectors
 
-    /**
-     * Validates {@code n} triplets against the IA's memory table and fills {@code v} (SND-07/08, RCV-09,
-     * RDR-11/13/14, RWR-07, AMB-11). Check order: bad LMR → PRIVILEGES; PZ mismatch → PROTECTION; missing
-     * local right → PRIVILEGES; outside the LMR → INVALID_PARAMETER.
-     */
-    private void resolveLocal(io.jdat.spi.IoVector v, int n, LmrTriplet[] iov, int privilege, int maxIov, int arg,
-            CorePz epPz) {
-        resolveLocal(ia, v, n, iov, privilege, maxIov, arg, epPz);
-    }
-
-    /** {@link #resolveLocal(io.jdat.spi.IoVector, int, LmrTriplet[], int, int, int, CorePz)} for any PZ of {@code ia} (SRQ posts). */
-    static void resolveLocal(CoreIa ia, io.jdat.spi.IoVector v, int n, LmrTriplet[] iov, int privilege, int maxIov,
-            int arg, CorePz epPz) {
-        if (n < 0 || n > maxIov) {
-            throw Fail.param(arg - 1, "num_segments " + n + " outside 0.." + maxIov);
-        }
-        if (n > 0 && (iov == null || iov.length < n)) {
-            throw Fail.param(arg, "local_iov has fewer than num_segments entries");
-        }
-        v.reset();
-        for (int i = 0; i < n; i++) {
-            LmrTriplet t = iov[i];
-            if (t == null) {
-                throw Fail.param(arg, "local_iov[" + i + "] is null");
-            }
-            long len = t.segmentLength();
-            if (len == 0) {
-                continue;
-            }
-            Region r = ia.memory.lookup(t.lmrContext());
-            if (r == null || !r.local()) {
-                throw Fail.of(DatReturnType.PRIVILEGES_VIOLATION, privilege == MemPriv.LOCAL_READ
-                        ? DatReturnSubtype.PRIVILEGES_READ : DatReturnSubtype.PRIVILEGES_WRITE,
-                        "local_iov[" + i + "]: invalid LMR context 0x" + Integer.toHexString(t.lmrContext()));
-            }
-            if (r.pz() != epPz) {
-                throw Fail.of(DatReturnType.PROTECTION_VIOLATION, privilege == MemPriv.LOCAL_READ
-                        ? DatReturnSubtype.PROTECTION_READ : DatReturnSubtype.PROTECTION_WRITE,
-                        "local_iov[" + i + "]: LMR in another PZ");
-            }
-            if ((r.privileges() & privilege) == 0) {
-                throw Fail.of(DatReturnType.PRIVILEGES_VIOLATION, privilege == MemPriv.LOCAL_READ
-                        ? DatReturnSubtype.PRIVILEGES_READ : DatReturnSubtype.PRIVILEGES_WRITE,
-                        "local_iov[" + i + "]: LMR lacks " + (privilege == MemPriv.LOCAL_READ ? "local read" : "local write"));
-            }
-            long off = r.offsetOf(t.virtualAddress(), len);
-            if (off < 0) {
-                throw Fail.param(arg, "local_iov[" + i + "] lies outside its LMR");
-            }
-            v.add(r.segment(), off, len, r.lmr().deviceKey);
-        }
-    }
-
     // ================================================================== posting requests
 
     @Override
@@ -572,7 +444,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             boolean full = q.full();
             WorkRequest wr = s == DISCONNECTED || full ? q.scratch() : q.next();
             int privilege = op == WorkRequest.Op.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ;
-            resolveLocal(wr, n, iov, privilege, maxIov, 3, pz);
+            ia.memory.resolveLocal(wr, n, iov, privilege, maxIov, 3, pz);
             long local = wr.totalLength();
             long remoteLength = 0;
             if (send) {
@@ -690,7 +562,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             // (the transport is being stopped): then it queues behind them, so completions stay in order.
             boolean flushNow = sm.current() == DISCONNECTED && !flushPending;
             ReceiveQueue.Slot b = flushNow ? null : q.next();
-            resolveLocal(b == null ? recvScratch : b, n, iov, MemPriv.LOCAL_WRITE, a.maxRecvIov(), 3, pz);
+            ia.memory.resolveLocal(b == null ? recvScratch : b, n, iov, MemPriv.LOCAL_WRITE, a.maxRecvIov(), 3, pz);
             if (flushNow) {
                 // RCV-08: flushed at once.
                 counters.recvPosted++;
@@ -1060,7 +932,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             if (s == RESERVED || s == PASSIVE_CONNECTION_PENDING || s == TENTATIVE_CONNECTION_PENDING) {
                 throw EpStateMachine.invalid(s, "free (EPF-01)");
             }
-            freed = true;
+            markFreed();
             at = connection.attempt;
             ch = channel;
             connection.cancelTimer();
@@ -1107,10 +979,9 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
         CoreRsp r;
         lock.lock();
         try {
-            if (freed) {
+            if (!markFreedOnce()) {
                 return;
             }
-            freed = true;
             at = connection.attempt;
             ch = channel;
             r = connection.rsp;
