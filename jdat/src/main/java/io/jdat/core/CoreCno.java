@@ -69,8 +69,7 @@ public final class CoreCno extends CoreObject implements Cno {
 
     @Override
     public CnoParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, CnoParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, CnoParam.FIELD_ALL);
         return new CnoParam(ia, agent);
     }
 

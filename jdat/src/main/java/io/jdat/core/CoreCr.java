@@ -23,8 +23,7 @@ public final class CoreCr extends CoreObject implements ConnectionRequest {
 
     @Override
     public CrParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, CrParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, CrParam.FIELD_ALL);
         return new CrParam(request.remoteAddress(), request.remotePortQual(), request.privateData().clone(), carriedEp);
     }
 

@@ -278,8 +278,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
 
     @Override
     public EpParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, EpParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, EpParam.FIELD_ALL);
         lock.lock();
         try {
             EpConnection c = connection;
@@ -305,8 +304,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
 
     @Override
     public void modify(long mask, EpParam p) {
-        checkAlive();
-        Fail.checkMask(mask, EpParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, EpParam.FIELD_ALL);
         EpAttrRules.checkNeverModifiable(mask);
         if (mask == 0) {
             return;

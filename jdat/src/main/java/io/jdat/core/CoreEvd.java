@@ -481,8 +481,7 @@ public final class CoreEvd extends CoreObject implements EventDispatcher {
 
     @Override
     public EvdParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, EvdParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, EvdParam.FIELD_ALL);
         lock.lock();
         try {
             EventRing r = ring;

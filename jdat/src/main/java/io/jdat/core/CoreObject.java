@@ -20,15 +20,8 @@ import java.lang.invoke.VarHandle;
  * that the lock-free liveness check on every post and poll stays one volatile load.
  */
 abstract class CoreObject {
-    private static final VarHandle FREED;
-
-    static {
-        try {
-            FREED = MethodHandles.lookup().findVarHandle(CoreObject.class, "freed", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** {@link #freed}, for its compare-and-set. */
+    private static final VarHandle FREED = freedHandle();
 
     /** The IA this object belongs to (the IA itself for a {@link CoreIa}). */
     final CoreIa ia;
@@ -55,12 +48,34 @@ abstract class CoreObject {
     }
 
     /**
+     * {@link #markFreed} for an object that others may still use: {@code DAT_INVALID_HANDLE} when it is gone,
+     * else {@code DAT_INVALID_STATE} with {@code inUse} while {@code users} is positive (the message is
+     * {@code users + what}). Called under the lock that guards {@code users}.
+     */
+    final void markFreedUnlessUsed(int users, DatReturnSubtype inUse, String what) {
+        checkAlive();
+        if (users > 0) {
+            throw Fail.state(inUse, users + what);
+        }
+        markFreed();
+    }
+
+    /**
      * Frees the object for an abrupt IA close or an internal teardown (never throws).
      *
      * @return {@code true} for the one caller that set {@link #freed}, which releases the object's resources
      */
     final boolean markFreedOnce() {
         return FREED.compareAndSet(this, false, true);
+    }
+
+    /**
+     * The checks every {@code dat_*_query} (and {@code dat_ep_modify}) starts with: the object is alive ({@code DAT_INVALID_HANDLE}) and
+     * {@code mask} (argument 2) names no field outside {@code all} ({@code DAT_INVALID_PARAMETER}).
+     */
+    final void checkAliveAndMask(long mask, long all) {
+        checkAlive();
+        Fail.checkMask(mask, all, 2);
     }
 
     /** Throws {@code DAT_INVALID_HANDLE} when the object is gone. */
@@ -100,6 +115,14 @@ abstract class CoreObject {
 
     /** Destroys the object as part of an abrupt IA close; must not throw. */
     abstract void destroy();
+
+    private static VarHandle freedHandle() {
+        try {
+            return MethodHandles.lookup().findVarHandle(CoreObject.class, "freed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     @Override
     public String toString() {

@@ -14,7 +14,6 @@ import io.jdat.spi.IncomingRequest;
  */
 public final class CorePsp extends ServicePoint implements PublicServicePoint {
     private final int flags;
-    private long qual;
 
     private CorePsp(CoreIa ia, CoreEvd evd, int flags) {
         super(ia, HandleType.PSP, DatReturnSubtype.INVALID_HANDLE_PSP, evd);
@@ -34,11 +33,6 @@ public final class CorePsp extends ServicePoint implements PublicServicePoint {
     }
 
     @Override
-    public long connQual() {
-        return qual;
-    }
-
-    @Override
     public boolean onRequest(IncomingRequest request) {
         if (freed) {
             return false;
@@ -55,8 +49,7 @@ public final class CorePsp extends ServicePoint implements PublicServicePoint {
         } catch (RuntimeException e) {
             return false;
         }
-        if (!evd.postCr(this, ia.transport.address(), qual, cr)) {
-            dropUndelivered(cr);
+        if (!postRequest(cr, this)) {
             if (ep != null) {
                 ep.destroy();
                 ia.unregister(ep);
@@ -68,8 +61,7 @@ public final class CorePsp extends ServicePoint implements PublicServicePoint {
 
     @Override
     public PspParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, PspParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, PspParam.FIELD_ALL);
         return new PspParam(ia, qual, evd, flags);
     }
 

@@ -36,8 +36,7 @@ public final class CoreRmr extends CoreObject implements Rmr {
 
     @Override
     public RmrParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, RmrParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, RmrParam.FIELD_ALL);
         synchronized (this) {
             return new RmrParam(ia, pz, boundTriplet, boundPriv, lastContext);
         }

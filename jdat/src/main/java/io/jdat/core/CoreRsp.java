@@ -14,7 +14,6 @@ import io.jdat.spi.IncomingRequest;
  */
 public final class CoreRsp extends ServicePoint implements ReservedServicePoint {
     private final CoreEp ep;
-    private final long qual;
 
     private CoreRsp(CoreIa ia, long qual, CoreEp ep, CoreEvd evd) {
         super(ia, HandleType.RSP, DatReturnSubtype.INVALID_HANDLE_RSP, evd);
@@ -48,11 +47,6 @@ public final class CoreRsp extends ServicePoint implements ReservedServicePoint 
     }
 
     @Override
-    public long connQual() {
-        return qual;
-    }
-
-    @Override
     public boolean onRequest(IncomingRequest request) {
         if (!markFreedOnce()) {
             return false; // freed, or its one request was delivered
@@ -68,8 +62,7 @@ public final class CoreRsp extends ServicePoint implements ReservedServicePoint 
             ep.requestRejected();
             return false;
         }
-        if (!evd.postCr(null, ia.transport.address(), qual, cr)) {
-            dropUndelivered(cr);
+        if (!postRequest(cr, null)) {
             ep.requestRejected();
             return false;
         }
@@ -78,8 +71,7 @@ public final class CoreRsp extends ServicePoint implements ReservedServicePoint 
 
     @Override
     public RspParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, RspParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, RspParam.FIELD_ALL);
         return new RspParam(ia, qual, evd, ep);
     }
 

@@ -242,8 +242,7 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
 
     @Override
     public SrqParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, SrqParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, SrqParam.FIELD_ALL);
         lock.lock();
         try {
             return new SrqParam(ia, SrqState.OPERATIONAL, pz, capacity, maxIov, lowWatermark, availCount, outstanding);
@@ -330,11 +329,7 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     public void free() {
         lock.lock();
         try {
-            checkAlive();
-            if (users > 0) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, users + " EP(s) use this SRQ (SRF-01)");
-            }
-            markFreed();
+            markFreedUnlessUsed(users, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, " EP(s) use this SRQ (SRF-01)");
         } finally {
             lock.unlock();
         }

@@ -83,11 +83,7 @@ final class EpStateMachine {
 
     /** §7.2 {@code dat_rsp_free}: RESERVED → UNCONNECTED; {@return false, changing nothing, in any other state} */
     boolean rspFree() {
-        if (state != State.RESERVED) {
-            return false;
-        }
-        state = State.UNCONNECTED;
-        return true;
+        return move(State.RESERVED, State.UNCONNECTED);
     }
 
     /** §7.2 a request arrives on the RSP: RESERVED → PASSIVE_CONNECTION_PENDING. */
@@ -106,19 +102,13 @@ final class EpStateMachine {
         if (s != State.UNCONNECTED) {
             throw invalid(s, "connect (CON-16)");
         }
-        if (!configured) {
-            throw Fail.state(DatReturnSubtype.INVALID_STATE_EP_NOTREADY, "EP lacks a PZ or a connect EVD (CON-25)");
-        }
+        requireConfigured(configured, "CON-25");
         state = State.ACTIVE_CONNECTION_PENDING;
     }
 
     /** §7.2 remote accepted, transport done: ACTIVE_CONNECTION_PENDING → CONNECTED; {@return false in any other state} */
     boolean activeEstablished() {
-        if (state != State.ACTIVE_CONNECTION_PENDING) {
-            return false;
-        }
-        state = State.CONNECTED;
-        return true;
+        return move(State.ACTIVE_CONNECTION_PENDING, State.CONNECTED);
     }
 
     /**
@@ -137,19 +127,13 @@ final class EpStateMachine {
         if (!ok) {
             throw invalid(s, "accept (AMB-16)");
         }
-        if (!configured) {
-            throw Fail.state(DatReturnSubtype.INVALID_STATE_EP_NOTREADY, "EP lacks a PZ or a connect EVD (PSP-13)");
-        }
+        requireConfigured(configured, "PSP-13");
         state = State.COMPLETION_PENDING;
     }
 
     /** §7.2 CP, transport completes: COMPLETION_PENDING → CONNECTED; {@return false in any other state} */
     boolean passiveEstablished() {
-        if (state != State.COMPLETION_PENDING) {
-            return false;
-        }
-        state = State.CONNECTED;
-        return true;
+        return move(State.COMPLETION_PENDING, State.CONNECTED);
     }
 
     /**
@@ -197,6 +181,22 @@ final class EpStateMachine {
             throw invalid(s, "reset (RST-04)");
         }
         state = State.UNCONNECTED;
+        return true;
+    }
+
+    /** {@code DAT_INVALID_STATE_EP_NOTREADY} for an EP without a PZ or a connect EVD (§7.1 UNCONFIGURED_*). */
+    private static void requireConfigured(boolean configured, String rule) {
+        if (!configured) {
+            throw Fail.state(DatReturnSubtype.INVALID_STATE_EP_NOTREADY, "EP lacks a PZ or a connect EVD (" + rule + ")");
+        }
+    }
+
+    /** Moves {@code from} → {@code to}; {@return false, changing nothing, when the EP is not in {@code from}} */
+    private boolean move(State from, State to) {
+        if (state != from) {
+            return false;
+        }
+        state = to;
         return true;
     }
 

@@ -26,6 +26,8 @@ abstract sealed class ServicePoint extends CoreObject implements IncomingHandler
     final CoreEvd evd;
     /** Set once by the subclass's {@code create}, before the service point is published. */
     Transport.Listener listener;
+    /** The qualifier it listens on; set once before the service point is published. */
+    long qual;
 
     ServicePoint(CoreIa ia, HandleType type, DatReturnSubtype invalidSubtype, CoreEvd evd) {
         super(ia, type, invalidSubtype);
@@ -50,8 +52,10 @@ abstract sealed class ServicePoint extends CoreObject implements IncomingHandler
         ia.addServicePoint(this);
     }
 
-    /** {@return the qualifier it listens on} */
-    abstract long connQual();
+    /** {@return the qualifier it listens on} ({@code dat_psp_query}'s {@code conn_qual}) */
+    public final long connQual() {
+        return qual;
+    }
 
     /**
      * The listener cannot accept (issue 14): {@code DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR} on the IA's async
@@ -65,10 +69,18 @@ abstract sealed class ServicePoint extends CoreObject implements IncomingHandler
         }
     }
 
-    /** A CR that could not be delivered is gone: it was never handed to the consumer. */
-    final void dropUndelivered(CoreCr cr) {
+    /**
+     * Posts {@code DAT_CONNECTION_REQUEST_EVENT} for {@code cr} with {@code sp} as its service point
+     * ({@code null} for an RSP, RSP-03). {@return false when the EVD cannot take it: the CR is gone then,
+     * never handed to the consumer}
+     */
+    final boolean postRequest(CoreCr cr, io.jdat.DatHandle sp) {
+        if (evd.postCr(sp, ia.transport.address(), qual, cr)) {
+            return true;
+        }
         cr.markFreedOnce();
         ia.unregister(cr);
+        return false;
     }
 
     /** {@code dat_psp_free} / {@code dat_rsp_free}. */
