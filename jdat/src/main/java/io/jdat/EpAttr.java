@@ -305,25 +305,72 @@ public final class EpAttr {
 
     /** {@return a copy of this attribute set} */
     public EpAttr copy() {
-        EpAttr c = new EpAttr();
-        c.serviceType = serviceType;
-        c.maxMessageSize = maxMessageSize;
-        c.maxRdmaSize = maxRdmaSize;
-        c.qos = qos;
-        c.recvCompletionFlags = recvCompletionFlags;
-        c.requestCompletionFlags = requestCompletionFlags;
-        c.maxRecvDtos = maxRecvDtos;
-        c.maxRequestDtos = maxRequestDtos;
-        c.maxRecvIov = maxRecvIov;
-        c.maxRequestIov = maxRequestIov;
-        c.maxRdmaReadIn = maxRdmaReadIn;
-        c.maxRdmaReadOut = maxRdmaReadOut;
-        c.srqSoftHw = srqSoftHw;
-        c.maxRdmaReadIov = maxRdmaReadIov;
-        c.maxRdmaWriteIov = maxRdmaWriteIov;
-        c.epTransportSpecific = epTransportSpecific;
-        c.epProviderSpecific = epProviderSpecific;
-        return c;
+        return new EpAttr().copyFields(this, EpParam.FIELD_EP_ATTR_ALL);
+    }
+
+    /**
+     * The masked copy of {@code dat_ep_modify} (EPM-11..31): sets every field of this attribute set that
+     * {@code mask} selects ({@code EpParam.FIELD_EP_ATTR_*} bits; other bits are ignored) to its value in
+     * {@code from}. The transport-specific list goes with either of {@code FIELD_EP_ATTR_NUM_TRANSPORT_ATTR}
+     * and {@code FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR}, the provider-specific list likewise. Validates nothing.
+     *
+     * @param from the attribute set to copy from
+     * @param mask the {@code DAT_EP_PARAM_MASK} of the fields to copy
+     * @return this attribute set
+     */
+    public EpAttr copyFields(EpAttr from, long mask) {
+        if ((mask & EpParam.FIELD_EP_ATTR_SERVICE_TYPE) != 0) {
+            serviceType = from.serviceType;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_MESSAGE_SIZE) != 0) {
+            maxMessageSize = from.maxMessageSize;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_SIZE) != 0) {
+            maxRdmaSize = from.maxRdmaSize;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_QOS) != 0) {
+            qos = from.qos;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) != 0) {
+            recvCompletionFlags = from.recvCompletionFlags;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS) != 0) {
+            requestCompletionFlags = from.requestCompletionFlags;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_RECV_DTOS) != 0) {
+            maxRecvDtos = from.maxRecvDtos;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_REQUEST_DTOS) != 0) {
+            maxRequestDtos = from.maxRequestDtos;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_RECV_IOV) != 0) {
+            maxRecvIov = from.maxRecvIov;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_REQUEST_IOV) != 0) {
+            maxRequestIov = from.maxRequestIov;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_IN) != 0) {
+            maxRdmaReadIn = from.maxRdmaReadIn;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_OUT) != 0) {
+            maxRdmaReadOut = from.maxRdmaReadOut;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_SRQ_SOFT_HW) != 0) {
+            srqSoftHw = from.srqSoftHw;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_IOV) != 0) {
+            maxRdmaReadIov = from.maxRdmaReadIov;
+        }
+        if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV) != 0) {
+            maxRdmaWriteIov = from.maxRdmaWriteIov;
+        }
+        if ((mask & (EpParam.FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | EpParam.FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR)) != 0) {
+            epTransportSpecific = from.epTransportSpecific; // immutable (List.copyOf in the setter)
+        }
+        if ((mask & (EpParam.FIELD_EP_ATTR_NUM_PROVIDER_ATTR | EpParam.FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR)) != 0) {
+            epProviderSpecific = from.epProviderSpecific;
+        }
+        return this;
     }
 
     @Override

@@ -69,8 +69,7 @@ public final class CoreCno extends CoreObject implements Cno {
 
     @Override
     public CnoParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, CnoParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, CnoParam.FIELD_ALL);
         return new CnoParam(ia, agent);
     }
 
@@ -122,14 +121,15 @@ public final class CoreCno extends CoreObject implements Cno {
             if (evds > 0 || waiter != null) {
                 throw Fail.state(DatReturnSubtype.INVALID_STATE_CNO_IN_USE, "EVDs attached or a thread waits (CNO-05)");
             }
-            freed = true;
+            markFreed();
         }
         ia.unregister(this);
     }
 
     @Override
     void destroy() {
-        freed = true;
-        releaseWaiter();
+        if (markFreedOnce()) {
+            releaseWaiter();
+        }
     }
 }

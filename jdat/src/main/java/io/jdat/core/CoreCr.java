@@ -23,8 +23,7 @@ public final class CoreCr extends CoreObject implements ConnectionRequest {
 
     @Override
     public CrParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, CrParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, CrParam.FIELD_ALL);
         return new CrParam(request.remoteAddress(), request.remotePortQual(), request.privateData().clone(), carriedEp);
     }
 
@@ -47,16 +46,15 @@ public final class CoreCr extends CoreObject implements ConnectionRequest {
         synchronized (this) {
             checkAlive();
             target.accept(this, pd);
-            freed = true;
+            markFreed();
         }
         ia.unregister(this);
     }
 
     @Override
     public void reject() {
-        synchronized (this) {
-            checkAlive();
-            freed = true;
+        synchronized (this) { // against a racing accept, which holds the monitor while the EP accepts
+            markFreed();
         }
         request.reject();
         if (carriedEp != null) {
@@ -73,8 +71,7 @@ public final class CoreCr extends CoreObject implements ConnectionRequest {
             throw Fail.param(2, "no service point of this IA listens on " + qual + " (CRH-01)");
         }
         synchronized (this) {
-            checkAlive();
-            freed = true;
+            markFreed();
         }
         ia.unregister(this);
         if (carriedEp != null) {
@@ -88,10 +85,9 @@ public final class CoreCr extends CoreObject implements ConnectionRequest {
     @Override
     void destroy() {
         synchronized (this) {
-            if (freed) {
+            if (!markFreedOnce()) {
                 return;
             }
-            freed = true;
         }
         request.refuse();
     }

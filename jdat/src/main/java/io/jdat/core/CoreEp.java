@@ -1,9 +1,18 @@
 package io.jdat.core;
 
+import static io.jdat.core.EpStateMachine.State.ACTIVE_CONNECTION_PENDING;
+import static io.jdat.core.EpStateMachine.State.COMPLETION_PENDING;
+import static io.jdat.core.EpStateMachine.State.CONNECTED;
+import static io.jdat.core.EpStateMachine.State.DISCONNECTED;
+import static io.jdat.core.EpStateMachine.State.DISCONNECT_PENDING;
+import static io.jdat.core.EpStateMachine.State.PASSIVE_CONNECTION_PENDING;
+import static io.jdat.core.EpStateMachine.State.RESERVED;
+import static io.jdat.core.EpStateMachine.State.TENTATIVE_CONNECTION_PENDING;
+import static io.jdat.core.EpStateMachine.State.UNCONNECTED;
+
 import io.jdat.AsyncReason;
 import io.jdat.CloseFlags;
 import io.jdat.CompletionFlags;
-import io.jdat.ConnectFlags;
 import io.jdat.Dat;
 import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
@@ -12,7 +21,6 @@ import io.jdat.DtoCounters;
 import io.jdat.Endpoint;
 import io.jdat.EpAttr;
 import io.jdat.EpParam;
-import io.jdat.EpState;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.EvdFlags;
@@ -24,45 +32,41 @@ import io.jdat.Qos;
 import io.jdat.RmrTriplet;
 import io.jdat.ServiceType;
 import io.jdat.SharedReceiveQueue;
-import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.Channel;
 import io.jdat.spi.ChannelSink;
 import io.jdat.spi.EndpointResources;
-import io.jdat.spi.PassiveHandler;
 import io.jdat.spi.RecvBuffer;
 import io.jdat.spi.RemoteRegion;
 import io.jdat.spi.Transport;
 import io.jdat.spi.WorkRequest;
 import java.net.SocketAddress;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * {@code DAT_EP_HANDLE}: the endpoint state machine of API.md §7, its receive and request queues, and the
- * core side of its connection ({@link ActiveHandler}, {@link PassiveHandler}, {@link ChannelSink}).
+ * {@code DAT_EP_HANDLE}: the Endpoint the consumer holds, and the data path ({@link ChannelSink}) its
+ * transport delivers to. It owns the EP's configuration and its queues and delegates the rest: the state
+ * machine of API.md §7 to its {@link EpStateMachine}, the connection side (connect, accept, disconnect,
+ * establishment) to its {@link EpConnection}, requests to its {@link RequestQueue} and receives to its
+ * {@link ReceiveQueue} (or its SRQ).
  *
  * <p><b>Locks.</b> {@link #txLock} serialises posts of send, RDMA and bind, so that they reach the
  * transport in the order they were accepted; the transitions that affect posting (connect, accept, disconnect,
  * reset, free, entering DISCONNECTED) take it too, so no post interleaves with
  * one. {@link #lock} guards the state, the configuration and receive posting; it is held only briefly
  * and never while calling into a transport. The transport's receive path and its completions take neither
- * lock (see {@link ReceiveQueue} and {@link RequestCounters}); they read the volatile state.
+ * lock (see {@link ReceiveQueue} and {@link RequestQueue}); they read the volatile state
+ * ({@link EpStateMachine}).
  *
- * <p><b>Queues.</b> Receives live in a {@link ReceiveQueue}; requests {@code [req.head, req.tail)} were
- * submitted and complete in order. Slots are allocated when the EP is created or resized, so posting
- * allocates nothing.
+ * <p><b>Queues.</b> Slots are allocated when the EP is created or resized, so posting allocates nothing.
  */
-public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler, PassiveHandler, ChannelSink {
-    /** The main states (API.md §7.1); the UNCONFIGURED variants are derived from the configuration. */
-    enum S {
-        U, R, PCP, ACP, TCP, CP, C, DP, D
-    }
-
+public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
     final ReentrantLock txLock = new ReentrantLock();
     final ReentrantLock lock = new ReentrantLock();
-    private volatile S state = S.U;
-    private final boolean providerCreated;
+    /** The EP's state: assigned only by its transitions. */
+    final EpStateMachine sm;
+    /** The connection side: addresses, the attempt, establishment and disconnect. */
+    final EpConnection connection;
+    final boolean providerCreated;
 
     // Configuration (guarded by lock).
     private EpAttr attr;
@@ -72,36 +76,19 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
     private CoreEvd connectEvd;
 
     /** Set under lock from entering D until the flush that follows has run (RST-06 ordering). */
-    private boolean flushPending;
+    boolean flushPending;
     /** The receive queue: posted under lock, taken and completed by the transport without it. */
     private volatile ReceiveQueue recvQueue;
-
-    // Request ring. Posters write slots and then req.tail under txLock; the transport completes in order and
-    // moves req.head without locks; a flush moves req.head under txLock once the transport is stopped.
-    private WorkRequest[] reqRing;
-    private long[] reqCookie;
-    /** {@link System#nanoTime()} of each request's post while a JFR recording runs, else 0 (the DtoCompletion duration). */
-    private long[] reqPosted;
-    private CoreRmr[] reqRmr;
-    private final RequestCounters req = new RequestCounters();
-    /** Validation target of a request post that is flushed at once or refused (txLock). */
-    private WorkRequest reqScratch;
+    /**
+     * The request queue: posted under txLock, completed by the transport without locks. Replaced only while
+     * no channel exists (create, modify before connecting); the channel's publication orders it.
+     */
+    private RequestQueue requests;
     /** Validation target of a receive post that is flushed at once or refused (lock). */
     private RecvBuffer recvScratch;
 
-    // Connection (guarded by lock; channel also read by the post path under txLock).
-    private volatile Channel channel;
-    private Transport.ConnectAttempt attempt;
-    private ScheduledFuture<?> timeoutTask;
-    private SocketAddress remoteAddress;
-    private long remotePortQual;
-    private long localPortQual;
-    private long connectedQual;
-    private int connectFlags;
-    private byte[] peerPrivateData = new byte[0];
-    /** The CR that carries this EP (PCP, TCP), or the RSP it is reserved by (R). */
-    CoreCr pendingCr;
-    CoreRsp rsp;
+    /** The established connection's channel (set by {@link EpConnection} under lock; read by the post path under txLock). */
+    volatile Channel channel;
     private int softHw = Dat.WATERMARK_INFINITE;
     private int hardHw = Dat.WATERMARK_INFINITE;
     private boolean softFired;
@@ -114,22 +101,11 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
     /** The DTO counters ({@code Endpoint.counters()}); each group of fields has one writer, see there. */
     final EpCounters counters = new EpCounters();
 
-    /**
-     * The request ring's counters, in their own padded object: the peer's receive path reads this EP's
-     * state on every message, and these change on every post.
-     */
-    private static final class RequestCounters {
-        long p01, p02, p03, p04, p05, p06, p07;
-        /** Oldest request not completed; moved by the transport's completions and by flushes. */
-        volatile long head;
-        /** Next request slot; moved by posters under txLock. */
-        volatile long tail;
-        long p11, p12, p13, p14, p15, p16, p17;
-    }
-
-    private CoreEp(CoreIa ia, boolean providerCreated) {
+    private CoreEp(CoreIa ia, boolean providerCreated, EpStateMachine sm) {
         super(ia, HandleType.EP, DatReturnSubtype.INVALID_HANDLE_EP);
         this.providerCreated = providerCreated;
+        this.sm = sm;
+        this.connection = new EpConnection(this, sm);
     }
 
     // ================================================================== creation
@@ -147,9 +123,9 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         CoreEvd q = Core.evdArg(req, ia, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
         CoreEvd c = Core.evdArg(conn, ia, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
         EpAttr a = requested == null ? ia.defaultEpAttr() : requested.copy();
-        validateAttr(ia, a, attrArg);
+        EpAttrRules.validate(ia, a, attrArg);
         checkEvdKinds(r, q, c);
-        CoreEp ep = new CoreEp(ia, false);
+        CoreEp ep = new CoreEp(ia, false, EpStateMachine.created());
         ep.attachStreams(r, q, c, a, attrArg);
         ep.pz = pz;
         ep.recvEvd = r;
@@ -186,22 +162,18 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         return ep;
     }
 
-    /** A provider-created EP for a {@code DAT_PSP_PROVIDER_FLAG} request (PSP-04): TCP, no PZ, no EVDs. */
+    /** A provider-created EP for a {@code DAT_PSP_PROVIDER_FLAG} request (PSP-04): TENTATIVE, no PZ, no EVDs. */
     static CoreEp createForPsp(CoreIa ia, CoreCr cr) {
-        CoreEp ep = new CoreEp(ia, true);
+        CoreEp ep = new CoreEp(ia, true, EpStateMachine.createdByProvider());
         ep.attr = ia.defaultEpAttr();
         ep.allocateRings(ep.attr);
-        ep.state = S.TCP;
-        ep.pendingCr = cr;
-        ep.remoteAddress = cr.request.remoteAddress();
-        ep.remotePortQual = cr.request.remotePortQual();
-        ep.localPortQual = cr.request.connQual();
+        ep.connection.carriedBy(cr);
         return ep;
     }
 
     /** A provider EP for an RSP created without one (RSP-09): UNCONNECTED, no PZ, no EVDs. */
     static CoreEp createProviderEp(CoreIa ia) {
-        CoreEp ep = new CoreEp(ia, true);
+        CoreEp ep = new CoreEp(ia, true, EpStateMachine.created());
         ep.attr = ia.defaultEpAttr();
         ep.allocateRings(ep.attr);
         return ep;
@@ -251,71 +223,13 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         }
     }
 
-    /** EPC-18/19, EPM-34: every attribute value, against the IA's limits. */
-    static void validateAttr(CoreIa ia, EpAttr a, int arg) {
-        if (a.serviceType() == null) {
-            throw Fail.param(arg, "no service type");
-        }
-        if (a.serviceType() != ServiceType.RC) {
-            throw Fail.of(DatReturnType.MODEL_NOT_SUPPORTED, "service type " + a.serviceType());
-        }
-        if ((a.qos() & ~Qos.ALL) != 0) {
-            throw Fail.param(arg, "undefined QoS bits");
-        }
-        if ((a.qos() & ~ia.limits.qosSupported()) != 0) {
-            throw Fail.of(DatReturnType.MODEL_NOT_SUPPORTED, "QoS 0x" + Integer.toHexString(a.qos()) + " (EPC-19)");
-        }
-        if (a.maxMessageSize() < 0 || a.maxMessageSize() > ia.limits.maxMessageSize()) {
-            throw Fail.param(arg, "max_message_size " + a.maxMessageSize());
-        }
-        if (a.maxRdmaSize() < 0 || a.maxRdmaSize() > ia.limits.maxRdmaSize()) {
-            throw Fail.param(arg, "max_rdma_size " + a.maxRdmaSize());
-        }
-        if (!CompletionRules.validRecvAttr(a.recvCompletionFlags())) {
-            throw Fail.param(arg, "recv_completion_flags 0x" + Integer.toHexString(a.recvCompletionFlags()) + " (EPM-19)");
-        }
-        if (!CompletionRules.validRequestAttr(a.requestCompletionFlags())) {
-            throw Fail.param(arg, "request_completion_flags 0x" + Integer.toHexString(a.requestCompletionFlags())
-                    + " (EPM-20)");
-        }
-        checkRange(a.maxRecvDtos(), CoreIa.MAX_DTO_PER_EP, "max_recv_dtos", arg);
-        checkRange(a.maxRequestDtos(), CoreIa.MAX_DTO_PER_EP, "max_request_dtos", arg);
-        checkRange(a.maxRecvIov(), CoreIa.MAX_IOV, "max_recv_iov", arg);
-        checkRange(a.maxRequestIov(), CoreIa.MAX_IOV, "max_request_iov", arg);
-        checkRange(a.maxRdmaReadIov(), CoreIa.MAX_IOV, "max_rdma_read_iov", arg);
-        checkRange(a.maxRdmaWriteIov(), CoreIa.MAX_IOV, "max_rdma_write_iov", arg);
-        checkRange(a.maxRdmaReadIn(), ia.limits.maxRdmaReadIn(), "max_rdma_read_in", arg);
-        checkRange(a.maxRdmaReadOut(), ia.limits.maxRdmaReadOut(), "max_rdma_read_out", arg);
-        if (a.srqSoftHw() < Dat.WATERMARK_INFINITE) {
-            throw Fail.param(arg, "srq_soft_hw " + a.srqSoftHw());
-        }
-        if (!a.epTransportSpecific().isEmpty() || !a.epProviderSpecific().isEmpty()) {
-            throw Fail.param(arg, "jdat defines no transport- or provider-specific EP attributes");
-        }
-    }
-
-    private static void checkRange(int v, int max, String name, int arg) {
-        if (v < 0 || v > max) {
-            throw Fail.param(arg, name + " " + v + " outside 0.." + max);
-        }
-    }
-
     private void allocateRings(EpAttr a) {
         // Keep receives that are already posted (only possible while unconnected; modify checked they fit).
         ReceiveQueue old = recvQueue;
         recvQueue = old == null ? new ReceiveQueue(a.maxRecvDtos(), a.maxRecvIov())
                 : old.copy(a.maxRecvDtos(), a.maxRecvIov(), b -> true);
         int iov = Math.max(a.maxRequestIov(), Math.max(a.maxRdmaReadIov(), a.maxRdmaWriteIov()));
-        reqRing = new WorkRequest[a.maxRequestDtos()];
-        for (int i = 0; i < reqRing.length; i++) {
-            reqRing[i] = new WorkRequest(iov);
-        }
-        reqCookie = new long[reqRing.length];
-        reqPosted = new long[reqRing.length];
-        reqRmr = new CoreRmr[reqRing.length];
-        req.head = 0;
-        req.tail = 0;
-        reqScratch = new WorkRequest(iov);
+        requests = new RequestQueue(this, a.maxRequestDtos(), iov);
         recvScratch = new RecvBuffer(a.maxRecvIov());
     }
 
@@ -323,6 +237,19 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
 
     CorePz pz() {
         return pz;
+    }
+
+    /** The attributes (replaced, never changed, under lock; stable while connecting or connected). */
+    EpAttr attr() {
+        return attr;
+    }
+
+    CoreEvd connectEvd() {
+        return connectEvd;
+    }
+
+    RequestQueue requests() {
+        return requests;
     }
 
     int requestFlags() {
@@ -334,58 +261,29 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         }
     }
 
-    S state() {
-        return state;
-    }
-
     boolean configured() {
         return pz != null && connectEvd != null;
     }
 
-    EpState reportedState() {
-        S s = state;
-        boolean cfg = configured();
-        return switch (s) {
-            case U -> cfg ? EpState.UNCONNECTED : EpState.UNCONFIGURED_UNCONNECTED;
-            case R -> cfg ? EpState.RESERVED : EpState.UNCONFIGURED_RESERVED;
-            case PCP -> cfg ? EpState.PASSIVE_CONNECTION_PENDING : EpState.UNCONFIGURED_PASSIVE;
-            case TCP -> cfg ? EpState.TENTATIVE_CONNECTION_PENDING : EpState.UNCONFIGURED_TENTATIVE;
-            case ACP -> EpState.ACTIVE_CONNECTION_PENDING;
-            case CP -> EpState.COMPLETION_PENDING;
-            case C -> EpState.CONNECTED;
-            case DP -> EpState.DISCONNECT_PENDING;
-            case D -> EpState.DISCONNECTED;
-        };
+    io.jdat.EpState reportedState() {
+        return sm.reported(configured());
     }
 
-    static DatReturnSubtype stateSubtype(S s) {
-        return switch (s) {
-            case U -> DatReturnSubtype.INVALID_STATE_EP_UNCONNECTED;
-            case R -> DatReturnSubtype.INVALID_STATE_EP_RESERVED;
-            case PCP -> DatReturnSubtype.INVALID_STATE_EP_PASSCONNPENDING;
-            case ACP -> DatReturnSubtype.INVALID_STATE_EP_ACTCONNPENDING;
-            case TCP -> DatReturnSubtype.INVALID_STATE_EP_TENTCONNPENDING;
-            case CP -> DatReturnSubtype.INVALID_STATE_EP_COMPLPENDING;
-            case C -> DatReturnSubtype.INVALID_STATE_EP_CONNECTED;
-            case DP -> DatReturnSubtype.INVALID_STATE_EP_DISCPENDING;
-            case D -> DatReturnSubtype.INVALID_STATE_EP_DISCONNECTED;
-        };
-    }
-
-    private static io.jdat.DatException badState(S s, String what) {
-        return Fail.state(stateSubtype(s), what + " not allowed in state " + s);
+    /** Checks private data against the provider limit (CON-18/19, CRA-03) and copies it. */
+    byte[] privateData(int size, byte[] pd, int arg) {
+        return connection.privateData(size, pd, arg);
     }
 
     // ================================================================== query, status, modify
 
     @Override
     public EpParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, EpParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, EpParam.FIELD_ALL);
         lock.lock();
         try {
+            EpConnection c = connection;
             return new EpParam().iaHandle(ia).epState(reportedState()).localIaAddress(ia.transport.address())
-                    .localPortQual(localPortQual).remoteIaAddress(remoteAddress).remotePortQual(remotePortQual)
+                    .localPortQual(c.localPortQual).remoteIaAddress(c.remoteAddress).remotePortQual(c.remotePortQual)
                     .pzHandle(pz).recvEvdHandle(recvEvd).requestEvdHandle(requestEvd).connectEvdHandle(connectEvd)
                     .srqHandle(srqHeld == null ? null : srqHeld.queue).epAttr(attr.copy().srqSoftHw(softHw));
         } finally {
@@ -398,30 +296,16 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         checkAlive();
         lock.lock();
         try {
-            return new Status(reportedState(), recvHeld() == 0, req.tail == req.head);
+            return new Status(reportedState(), recvHeld() == 0, requests.empty());
         } finally {
             lock.unlock();
         }
     }
 
-    private static final long NEVER_MODIFIABLE = EpParam.FIELD_IA_HANDLE | EpParam.FIELD_EP_STATE
-            | EpParam.FIELD_LOCAL_IA_ADDRESS_PTR | EpParam.FIELD_LOCAL_PORT_QUAL | EpParam.FIELD_REMOTE_IA_ADDRESS_PTR
-            | EpParam.FIELD_REMOTE_PORT_QUAL | EpParam.FIELD_SRQ_HANDLE;
-    private static final long ONLY_UNCONNECTED = EpParam.FIELD_EP_ATTR_NUM_TRANSPORT_ATTR
-            | EpParam.FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR | EpParam.FIELD_EP_ATTR_NUM_PROVIDER_ATTR
-            | EpParam.FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR;
-    private static final long RING_FIELDS = EpParam.FIELD_EP_ATTR_MAX_RECV_DTOS | EpParam.FIELD_EP_ATTR_MAX_REQUEST_DTOS
-            | EpParam.FIELD_EP_ATTR_MAX_RECV_IOV | EpParam.FIELD_EP_ATTR_MAX_REQUEST_IOV
-            | EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_IOV | EpParam.FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV;
-
     @Override
     public void modify(long mask, EpParam p) {
-        checkAlive();
-        Fail.checkMask(mask, EpParam.FIELD_ALL, 2);
-        if ((mask & NEVER_MODIFIABLE) != 0) {
-            throw Fail.param(2, "ia_handle, ep_state, addresses, port qualifiers and srq_handle cannot be modified"
-                    + " (EPM-03..08)");
-        }
+        checkAliveAndMask(mask, EpParam.FIELD_ALL);
+        EpAttrRules.checkNeverModifiable(mask);
         if (mask == 0) {
             return;
         }
@@ -432,78 +316,15 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         lock.lock();
         try {
             checkAlive();
-            S s = state;
-            boolean early = s == S.U || s == S.R || s == S.PCP || s == S.TCP;
-            // §7.1: an UNCONFIGURED_RESERVED / _PASSIVE EP (an RSP's provider EP, RSP-09) may get its missing PZ.
-            boolean unconfiguredEarly = (s == S.R || s == S.PCP) && pz == null;
-            if ((mask & EpParam.FIELD_PZ_HANDLE) != 0 && s != S.U && s != S.TCP && !unconfiguredEarly) {
-                throw Fail.state(stateSubtype(s), "pz_handle is modifiable only in UNCONNECTED and TENTATIVE (EPM-09)");
-            }
-            if ((mask & ONLY_UNCONNECTED) != 0 && s != S.U) {
-                throw Fail.state(stateSubtype(s), "specific attributes are modifiable only in UNCONNECTED (EPM-28..31)");
-            }
-            if ((mask & ~EpParam.FIELD_PZ_HANDLE) != 0 && !early) {
-                throw Fail.state(stateSubtype(s), "EP parameters are modifiable only before connecting (EPM-11..27)");
-            }
+            EpStateMachine.State s = sm.current();
+            EpAttrRules.checkModifiable(mask, s, pz == null);
             if ((mask & EpParam.FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) != 0 && recvQueue.everPosted()
                     && p.epAttr().recvCompletionFlags() != attr.recvCompletionFlags()) {
-                throw Fail.state(stateSubtype(s), "recv_completion_flags cannot change once receives were posted (EPM-18)");
+                throw Fail.state(EpStateMachine.subtype(s), "recv_completion_flags cannot change once receives were posted (EPM-18)");
             }
             // Build the new configuration, validate all of it, then apply: nothing changes on failure.
-            EpAttr a = attr.copy();
-            EpAttr n = p.epAttr() == null ? new EpAttr() : p.epAttr();
-            if ((mask & EpParam.FIELD_EP_ATTR_SERVICE_TYPE) != 0) {
-                a.serviceType(n.serviceType());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_MESSAGE_SIZE) != 0) {
-                a.maxMessageSize(n.maxMessageSize());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_SIZE) != 0) {
-                a.maxRdmaSize(n.maxRdmaSize());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_QOS) != 0) {
-                a.qos(n.qos());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_RECV_COMPLETION_FLAGS) != 0) {
-                a.recvCompletionFlags(n.recvCompletionFlags());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS) != 0) {
-                a.requestCompletionFlags(n.requestCompletionFlags());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RECV_DTOS) != 0) {
-                a.maxRecvDtos(n.maxRecvDtos());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_REQUEST_DTOS) != 0) {
-                a.maxRequestDtos(n.maxRequestDtos());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RECV_IOV) != 0) {
-                a.maxRecvIov(n.maxRecvIov());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_REQUEST_IOV) != 0) {
-                a.maxRequestIov(n.maxRequestIov());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_IN) != 0) {
-                a.maxRdmaReadIn(n.maxRdmaReadIn());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_OUT) != 0) {
-                a.maxRdmaReadOut(n.maxRdmaReadOut());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_SRQ_SOFT_HW) != 0) {
-                a.srqSoftHw(n.srqSoftHw());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_READ_IOV) != 0) {
-                a.maxRdmaReadIov(n.maxRdmaReadIov());
-            }
-            if ((mask & EpParam.FIELD_EP_ATTR_MAX_RDMA_WRITE_IOV) != 0) {
-                a.maxRdmaWriteIov(n.maxRdmaWriteIov());
-            }
-            if ((mask & (EpParam.FIELD_EP_ATTR_NUM_TRANSPORT_ATTR | EpParam.FIELD_EP_ATTR_TRANSPORT_SPECIFIC_ATTR)) != 0) {
-                a.epTransportSpecific(n.epTransportSpecific());
-            }
-            if ((mask & (EpParam.FIELD_EP_ATTR_NUM_PROVIDER_ATTR | EpParam.FIELD_EP_ATTR_PROVIDER_SPECIFIC_ATTR)) != 0) {
-                a.epProviderSpecific(n.epProviderSpecific());
-            }
-            validateAttr(ia, a, 3);
+            EpAttr a = attr.copy().copyFields(p.epAttr() == null ? new EpAttr() : p.epAttr(), mask);
+            EpAttrRules.validate(ia, a, 3);
             CorePz newPz = (mask & EpParam.FIELD_PZ_HANDLE) != 0 ? Core.pzArg(p.pzHandle(), ia, true) : pz;
             CoreEvd nr = (mask & EpParam.FIELD_RECV_EVD_HANDLE) != 0
                     ? Core.evdArg(p.recvEvdHandle(), ia, DatReturnSubtype.INVALID_HANDLE_EVD_RECV) : recvEvd;
@@ -513,7 +334,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
                     ? Core.evdArg(p.connectEvdHandle(), ia, DatReturnSubtype.INVALID_HANDLE_EVD_CONN) : connectEvd;
             checkEvdKinds(nr, nq, nc);
             long posted = recvQueue.held();
-            if ((mask & RING_FIELDS) != 0) {
+            if ((mask & EpAttrRules.RING_FIELDS) != 0) {
                 if (posted > a.maxRecvDtos()) {
                     throw Fail.param(3, posted + " receives are posted; max_recv_dtos " + a.maxRecvDtos() + " too small");
                 }
@@ -537,7 +358,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             connectEvd = nc;
             EpAttr old = attr;
             attr = a;
-            if ((mask & RING_FIELDS) != 0) {
+            if ((mask & EpAttrRules.RING_FIELDS) != 0) {
                 allocateRings(a);
             }
             if (newPz != pz) {
@@ -580,59 +401,6 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
 
     // ================================================================== local I/O vectors
 
-    /**
-     * Validates {@code n} triplets against the IA's memory table and fills {@code v} (SND-07/08, RCV-09,
-     * RDR-11/13/14, RWR-07, AMB-11). Check order: bad LMR → PRIVILEGES; PZ mismatch → PROTECTION; missing
-     * local right → PRIVILEGES; outside the LMR → INVALID_PARAMETER.
-     */
-    private void resolveLocal(io.jdat.spi.IoVector v, int n, LmrTriplet[] iov, int privilege, int maxIov, int arg,
-            CorePz epPz) {
-        resolveLocal(ia, v, n, iov, privilege, maxIov, arg, epPz);
-    }
-
-    /** {@link #resolveLocal(io.jdat.spi.IoVector, int, LmrTriplet[], int, int, int, CorePz)} for any PZ of {@code ia} (SRQ posts). */
-    static void resolveLocal(CoreIa ia, io.jdat.spi.IoVector v, int n, LmrTriplet[] iov, int privilege, int maxIov,
-            int arg, CorePz epPz) {
-        if (n < 0 || n > maxIov) {
-            throw Fail.param(arg - 1, "num_segments " + n + " outside 0.." + maxIov);
-        }
-        if (n > 0 && (iov == null || iov.length < n)) {
-            throw Fail.param(arg, "local_iov has fewer than num_segments entries");
-        }
-        v.reset();
-        for (int i = 0; i < n; i++) {
-            LmrTriplet t = iov[i];
-            if (t == null) {
-                throw Fail.param(arg, "local_iov[" + i + "] is null");
-            }
-            long len = t.segmentLength();
-            if (len == 0) {
-                continue;
-            }
-            Region r = ia.memory.lookup(t.lmrContext());
-            if (r == null || !r.local()) {
-                throw Fail.of(DatReturnType.PRIVILEGES_VIOLATION, privilege == MemPriv.LOCAL_READ
-                        ? DatReturnSubtype.PRIVILEGES_READ : DatReturnSubtype.PRIVILEGES_WRITE,
-                        "local_iov[" + i + "]: invalid LMR context 0x" + Integer.toHexString(t.lmrContext()));
-            }
-            if (r.pz() != epPz) {
-                throw Fail.of(DatReturnType.PROTECTION_VIOLATION, privilege == MemPriv.LOCAL_READ
-                        ? DatReturnSubtype.PROTECTION_READ : DatReturnSubtype.PROTECTION_WRITE,
-                        "local_iov[" + i + "]: LMR in another PZ");
-            }
-            if ((r.privileges() & privilege) == 0) {
-                throw Fail.of(DatReturnType.PRIVILEGES_VIOLATION, privilege == MemPriv.LOCAL_READ
-                        ? DatReturnSubtype.PRIVILEGES_READ : DatReturnSubtype.PRIVILEGES_WRITE,
-                        "local_iov[" + i + "]: LMR lacks " + (privilege == MemPriv.LOCAL_READ ? "local read" : "local write"));
-            }
-            long off = r.offsetOf(t.virtualAddress(), len);
-            if (off < 0) {
-                throw Fail.param(arg, "local_iov[" + i + "] lies outside its LMR");
-            }
-            v.add(r.segment(), off, len, r.lmr().deviceKey);
-        }
-    }
-
     // ================================================================== posting requests
 
     @Override
@@ -659,9 +427,9 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         txLock.lock();
         try {
             checkAlive();
-            S s = state;
-            if (s != S.C && s != S.D) {
-                throw badState(s, op + " post");
+            EpStateMachine.State s = sm.current();
+            if (s != CONNECTED && s != DISCONNECTED) {
+                throw EpStateMachine.invalid(s, op + " post");
             }
             EpAttr a = attr;
             CompletionRules.checkRequestPostFlags(flags, a.requestCompletionFlags(), send, flagsArg);
@@ -670,10 +438,11 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
                 case RDMA_WRITE -> Math.min(a.maxRequestIov(), a.maxRdmaWriteIov());
                 default -> a.maxRequestIov();
             };
-            boolean full = req.tail - req.head >= reqRing.length;
-            WorkRequest wr = s == S.D || full ? reqScratch : reqRing[(int) (req.tail % reqRing.length)];
+            RequestQueue q = requests;
+            boolean full = q.full();
+            WorkRequest wr = s == DISCONNECTED || full ? q.scratch() : q.next();
             int privilege = op == WorkRequest.Op.RDMA_READ ? MemPriv.LOCAL_WRITE : MemPriv.LOCAL_READ;
-            resolveLocal(wr, n, iov, privilege, maxIov, 3, pz);
+            ia.memory.resolveLocal(wr, n, iov, privilege, maxIov, 3, pz);
             long local = wr.totalLength();
             long remoteLength = 0;
             if (send) {
@@ -700,16 +469,16 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
                     throw Fail.param(5, remoteLength + " bytes exceed max_rdma_size " + a.maxRdmaSize());
                 }
             }
-            if (s == S.D) {
+            if (s == DISCONNECTED) {
                 // RDR-10, SND-06, RWR-05: accepted and flushed at once, even with SUPPRESS.
                 counters.reqPosted++;
                 counters.reqFlushed++;
-                postRequestCompletion(op, null, cookie, flags, DtoCompletionStatus.ERR_FLUSHED, 0);
+                reportRequest(op, null, cookie, flags, DtoCompletionStatus.ERR_FLUSHED, 0);
                 return;
             }
             if (full) {
                 throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
-                        "max_request_dtos " + reqRing.length + " outstanding");
+                        "max_request_dtos " + q.capacity() + " outstanding");
             }
             if (remote != null) {
                 wr.set(op, flags, remote.rmrContext(), remote.targetAddress(), remoteLength);
@@ -717,21 +486,11 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
                 wr.set(op, flags, 0, 0, local);
             }
             counters.reqPosted++;
-            commitRequest(wr, cookie, null);
+            q.publish(cookie, null);
+            channel.submit(wr);
         } finally {
             txLock.unlock();
         }
-    }
-
-    /** Publishes the request at the tail and hands it to the transport (txLock held: single writer). */
-    private void commitRequest(WorkRequest wr, long cookie, CoreRmr rmr) {
-        long t = req.tail;
-        int idx = (int) (t % reqRing.length);
-        reqCookie[idx] = cookie;
-        reqPosted[idx] = JfrEvents.recording ? System.nanoTime() : 0L;
-        reqRmr[idx] = rmr;
-        req.tail = t + 1; // volatile: the slot is complete before a completer can see it
-        channel.submit(wr);
     }
 
     /** {@code dat_rmr_bind} through this EP's request queue; returns the new context. */
@@ -739,23 +498,25 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         txLock.lock();
         try {
             checkAlive();
-            S s = state;
-            if (s != S.C && s != S.D) {
-                throw badState(s, "RMR bind");
+            EpStateMachine.State s = sm.current();
+            if (s != CONNECTED && s != DISCONNECTED) {
+                throw EpStateMachine.invalid(s, "RMR bind");
             }
-            if (s == S.D) {
-                postRequestCompletion(WorkRequest.Op.RMR_BIND, rmr, cookie, flags, DtoCompletionStatus.ERR_FLUSHED, 0);
+            if (s == DISCONNECTED) {
+                reportRequest(WorkRequest.Op.RMR_BIND, rmr, cookie, flags, DtoCompletionStatus.ERR_FLUSHED, 0);
                 return rmr.peekContext();
             }
-            if (req.tail - req.head >= reqRing.length) {
+            RequestQueue q = requests;
+            if (q.full()) {
                 throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "max_request_dtos outstanding");
             }
             int ctx = rmr.applyBind(triplet, target, priv);
-            WorkRequest wr = reqRing[(int) (req.tail % reqRing.length)];
+            WorkRequest wr = q.next();
             wr.reset();
             wr.set(WorkRequest.Op.RMR_BIND, flags, ctx, 0, 0);
-            commitRequest(wr, cookie, rmr);
+            q.publish(cookie, rmr);
+            channel.submit(wr);
             return ctx;
         } finally {
             txLock.unlock();
@@ -763,8 +524,8 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
     }
 
     /** Reports one request completion per the completion flags (from a post, a flush or the transport). */
-    private void postRequestCompletion(WorkRequest.Op op, CoreRmr rmr, long cookie, int flags,
-            DtoCompletionStatus status, long length) {
+    void reportRequest(WorkRequest.Op op, CoreRmr rmr, long cookie, int flags, DtoCompletionStatus status,
+            long length) {
         CoreEvd evd = requestEvd;
         boolean ok = status == DtoCompletionStatus.SUCCESS;
         if (evd == null || !CompletionRules.requestReported(flags, ok)) {
@@ -797,9 +558,9 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             ReceiveQueue q = recvQueue;
             // In D a receive is flushed at once - unless the flush of the older ones is still to come
             // (the transport is being stopped): then it queues behind them, so completions stay in order.
-            boolean flushNow = state == S.D && !flushPending;
+            boolean flushNow = sm.current() == DISCONNECTED && !flushPending;
             ReceiveQueue.Slot b = flushNow ? null : q.next();
-            resolveLocal(b == null ? recvScratch : b, n, iov, MemPriv.LOCAL_WRITE, a.maxRecvIov(), 3, pz);
+            ia.memory.resolveLocal(b == null ? recvScratch : b, n, iov, MemPriv.LOCAL_WRITE, a.maxRecvIov(), 3, pz);
             if (flushNow) {
                 // RCV-08: flushed at once.
                 counters.recvPosted++;
@@ -818,7 +579,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             if (softHw != Dat.WATERMARK_INFINITE || hardHw != Dat.WATERMARK_INFINITE) {
                 checkWatermarks();
             }
-            wake = state == S.C || state == S.DP;
+            wake = sm.connectedOrDraining();
         } finally {
             lock.unlock();
         }
@@ -837,7 +598,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
             softFired = true;
             ia.asyncError(EventNumber.ASYNC_WATERMARK_EVENT, this, AsyncReason.SRQ_SOFT_HIGH_WATERMARK_EVENT, null);
         }
-        if (hardHw != Dat.WATERMARK_INFINITE && held > hardHw && (state == S.C || state == S.DP)) {
+        if (hardHw != Dat.WATERMARK_INFINITE && held > hardHw && sm.connectedOrDraining()) {
             hardHw = Dat.WATERMARK_INFINITE;
             Timers.execute(this::broken);
         }
@@ -882,8 +643,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
 
     @Override
     public RecvBuffer takeRecv() {
-        S s = state;
-        if (s != S.C && s != S.DP) {
+        if (!sm.connectedOrDraining()) {
             return null;
         }
         CoreSrq.Held h = srqHeld;
@@ -895,15 +655,15 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
 
     @Override
     public RecvBuffer takeRecvInSetup() {
-        S s = state;
-        if ((s != S.ACP && s != S.CP) || srqHeld != null) {
+        EpStateMachine.State s = sm.current();
+        if ((s != ACTIVE_CONNECTION_PENDING && s != COMPLETION_PENDING) || srqHeld != null) {
             return null;
         }
         return recvQueue.take();
     }
 
     /** What a device transport needs to build this EP's queue pair (ignored by software transports). */
-    private EndpointResources resources() {
+    EndpointResources resources() {
         EpAttr a;
         lock.lock();
         try {
@@ -1000,8 +760,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
 
     /** The SRQ got a buffer: a transport that holds a message back for this EP may go on. */
     void srqRecvPosted() {
-        S s = state;
-        if (s == S.C || s == S.DP) {
+        if (sm.connectedOrDraining()) {
             Channel ch = channel;
             if (ch != null) {
                 ch.recvPosted();
@@ -1011,8 +770,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
 
     @Override
     public boolean isAccepting() {
-        S s = state;
-        return s == S.C || s == S.DP;
+        return sm.connectedOrDraining();
     }
 
     @Override
@@ -1045,334 +803,61 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
 
     @Override
     public void requestCompleted(DtoCompletionStatus status, long length) {
-        long head = req.head;
-        if (head == req.tail) {
-            return;
-        }
-        int idx = (int) (head % reqRing.length);
-        WorkRequest wr = reqRing[idx];
-        CoreRmr rmr = reqRmr[idx];
-        reqRmr[idx] = null;
-        long cookie = reqCookie[idx];
-        WorkRequest.Op op = wr.op();
-        int flags = wr.completionFlags();
-        if (rmr != null && status != DtoCompletionStatus.SUCCESS) {
-            rmr.bindFailed(wr.remoteContext()); // RMB-05: a failed bind binds nothing
-        }
-        if (op != WorkRequest.Op.RMR_BIND) {
-            counters.requestCompleted(status, length);
-            if (JfrEvents.wanted(status, length)) {
-                JfrEvents.dto(this, op.name(), status, length, cookie, reqPosted[idx]);
-            }
-        }
-        req.head = head + 1; // volatile: the slot may be reused; pairs with the DP check in disconnect
-        postRequestCompletion(op, rmr, cookie, flags, status, length);
-        boolean drained = state == S.DP && head + 1 == req.tail;
-        if (drained) {
-            Timers.execute(this::endGracefulDisconnect);
+        // The completion moves the queue's head and then reads the state; a graceful disconnect writes the
+        // state and then reads the queue (EpStateMachine: one of the two sees the other).
+        if (requests.complete(status, length) && sm.current() == DISCONNECT_PENDING && requests.empty()) {
+            Timers.execute(connection::endGracefulDisconnect);
         }
     }
 
     @Override
     public void remoteDisconnected() {
-        enterDisconnectedFromConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_SILENT);
+        connection.enterDisconnectedFromConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_SILENT);
     }
 
     @Override
     public void broken() {
-        enterDisconnectedFromConnection(EventNumber.CONNECTION_EVENT_BROKEN, Channel.CLOSE_BREAK);
+        connection.enterDisconnectedFromConnection(EventNumber.CONNECTION_EVENT_BROKEN, Channel.CLOSE_BREAK);
     }
 
-    /**
-     * A transport's report about an established connection: it counts only while the EP is CONNECTED or
-     * DISCONNECT_PENDING. A report that arrives late (the consumer already disconnected, reset and is
-     * connecting again) must not end the next connection attempt (§7.2 allows no BROKEN in ACP).
-     */
-    private void enterDisconnectedFromConnection(EventNumber event, int closeMode) {
-        txLock.lock();
-        try {
-            S s = state;
-            if (s == S.C || s == S.DP) {
-                enterDisconnected(event, closeMode);
-            }
-        } finally {
-            txLock.unlock();
-        }
-    }
-
-    // ================================================================== connection establishment
+    // ================================================================== connection (EpConnection)
 
     @Override
     public void connect(SocketAddress addr, long qual, int timeout, int pdSize, byte[] pd, int qos, int flags) {
         checkAlive();
-        connectTo(addr, qual, timeout, pdSize, pd, qos, flags, 0);
+        connection.connect(addr, qual, timeout, pdSize, pd, qos, flags);
     }
 
     @Override
     public void dupConnect(Endpoint dupEp, int timeout, int pdSize, byte[] pd, int qos) {
         checkAlive();
-        CoreEp dup = Core.epArg(dupEp, null);
-        SocketAddress addr;
-        long qual;
-        int flags;
-        dup.lock.lock();
-        try {
-            if (dup.state != S.C) {
-                throw Fail.state(stateSubtype(dup.state), "dup_ep_handle is not connected (EPQ-06)");
-            }
-            addr = dup.remoteAddress;
-            qual = dup.connectedQual;
-            flags = dup.connectFlags;
-        } finally {
-            dup.lock.unlock();
-        }
-        connectTo(addr, qual, timeout, pdSize, pd, qos, flags, -1);
-    }
-
-    /**
-     * The common part of connect and dup_connect; {@code shift} maps connect's argument positions (timeout
-     * is argument 4) to the caller's (-1 for dup_connect, whose timeout is argument 3).
-     */
-    private void connectTo(SocketAddress addr, long qual, int timeout, int pdSize, byte[] pd, int qos, int flags,
-            int shift) {
-        if (addr == null) {
-            throw Fail.param(2, "no remote IA address (CON-25)");
-        }
-        if (timeout == 0) {
-            throw Fail.param(4 + shift, "timeout must be positive (CON-17)");
-        }
-        byte[] data = privateData(pdSize, pd, 5 + shift);
-        if ((qos & ~Qos.ALL) != 0) {
-            throw Fail.param(7 + shift, "undefined QoS bits");
-        }
-        if ((qos & ~ia.limits.qosSupported()) != 0) {
-            throw Fail.of(DatReturnType.MODEL_NOT_SUPPORTED, "QoS 0x" + Integer.toHexString(qos) + " (CON-06)");
-        }
-        if ((flags & ~ConnectFlags.MULTIPATH) != 0) {
-            throw Fail.param(8, "undefined connect flags");
-        }
-        if ((flags & ConnectFlags.MULTIPATH) != 0) {
-            throw Fail.of(DatReturnType.MODEL_NOT_SUPPORTED, "multipath is not supported");
-        }
-        if (!ia.transport.isValidAddress(addr)) {
-            throw Fail.of(DatReturnType.INVALID_ADDRESS, DatReturnSubtype.INVALID_ADDRESS_UNSUPPORTED,
-                    "not an address of this transport: " + addr + " (CON-12)");
-        }
-        int ird;
-        int ord;
-        txLock.lock();
-        lock.lock();
-        try {
-            checkAlive();
-            if (state != S.U) {
-                throw badState(state, "connect (CON-16)");
-            }
-            if (!configured()) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_EP_NOTREADY, "EP lacks a PZ or a connect EVD (CON-25)");
-            }
-            state = S.ACP;
-            remoteAddress = addr;
-            remotePortQual = qual;
-            connectedQual = qual;
-            connectFlags = flags;
-            ird = attr.maxRdmaReadIn();
-            ord = attr.maxRdmaReadOut();
-        } finally {
-            lock.unlock();
-            txLock.unlock();
-        }
-        Transport.ConnectAttempt at = ia.transport.connect(addr, qual, data, ird, ord, this, resources());
-        boolean cancel;
-        lock.lock();
-        try {
-            cancel = state != S.ACP && state != S.C;
-            if (state == S.ACP) {
-                attempt = at;
-                localPortQual = at.localPortQual();
-                if (timeout != Dat.TIMEOUT_INFINITE) {
-                    timeoutTask = Timers.schedule(this::connectTimedOut, Integer.toUnsignedLong(timeout),
-                            TimeUnit.MICROSECONDS);
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (cancel) {
-            at.cancel();
-        }
-    }
-
-    /** Checks private data against the provider limit (CON-18/19, CRA-03) and copies it. */
-    byte[] privateData(int size, byte[] pd, int arg) {
-        if (size < 0 || size > ia.limits.maxPrivateDataSize()) {
-            throw Fail.param(arg, "private data size " + size + " outside 0.." + ia.limits.maxPrivateDataSize());
-        }
-        if (size > 0 && (pd == null || pd.length < size)) {
-            throw Fail.param(arg + 1, "private data shorter than its size");
-        }
-        return size == 0 ? new byte[0] : java.util.Arrays.copyOf(pd, size);
-    }
-
-    private void connectTimedOut() {
-        Transport.ConnectAttempt at;
-        lock.lock();
-        try {
-            if (state != S.ACP) {
-                return;
-            }
-            at = attempt;
-        } finally {
-            lock.unlock();
-        }
-        if (at != null) {
-            at.cancel();
-        }
-        enterDisconnectedFrom(S.ACP, EventNumber.CONNECTION_EVENT_TIMED_OUT, Channel.CLOSE_SILENT);
-    }
-
-    @Override
-    public ChannelSink established(Channel ch, byte[] pd) {
-        lock.lock();
-        try {
-            if (state != S.ACP || freed) {
-                return null;
-            }
-            channel = ch;
-            localPortQual = ch.localPortQual();
-            peerPrivateData = pd == null ? new byte[0] : pd;
-            state = S.C;
-            cancelTimer();
-            attempt = null;
-            connectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, peerPrivateData);
-            return this;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public void peerRejected() {
-        enterDisconnectedFrom(S.ACP, EventNumber.CONNECTION_EVENT_PEER_REJECTED, Channel.CLOSE_SILENT);
-    }
-
-    @Override
-    public void nonPeerRejected() {
-        enterDisconnectedFrom(S.ACP, EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED, Channel.CLOSE_SILENT);
-    }
-
-    @Override
-    public void unreachable() {
-        enterDisconnectedFrom(S.ACP, EventNumber.CONNECTION_EVENT_UNREACHABLE, Channel.CLOSE_SILENT);
+        connection.dupConnect(Core.epArg(dupEp, null), timeout, pdSize, pd, qos);
     }
 
     /** {@code dat_cr_accept} with this EP (called by {@link CoreCr}); the CR is consumed on success. */
     void accept(CoreCr cr, byte[] pd) {
-        txLock.lock();
-        lock.lock();
-        try {
-            checkAlive();
-            S s = state;
-            boolean ok = (cr.carriedEp == null && s == S.U) || (cr.carriedEp == this && (s == S.PCP || s == S.TCP));
-            if (!ok) {
-                throw badState(s, "accept (AMB-16)");
-            }
-            if (!configured()) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_EP_NOTREADY, "EP lacks a PZ or a connect EVD (PSP-13)");
-            }
-            state = S.CP;
-            pendingCr = null;
-            remoteAddress = cr.request.remoteAddress();
-            remotePortQual = cr.request.remotePortQual();
-            localPortQual = cr.request.connQual();
-            connectedQual = cr.request.connQual();
-        } finally {
-            lock.unlock();
-            txLock.unlock();
-        }
-        cr.request.accept(this, pd, attr.maxRdmaReadIn(), attr.maxRdmaReadOut(), resources());
+        connection.accept(cr, pd);
     }
 
-    /** The RSP delivered its request: R → PCP. */
+    /** The RSP delivered its request: RESERVED → PASSIVE_CONNECTION_PENDING. */
     void reservedRequestArrived(CoreCr cr) {
-        lock.lock();
-        try {
-            rsp = null;
-            pendingCr = cr;
-            state = S.PCP;
-            remoteAddress = cr.request.remoteAddress();
-            remotePortQual = cr.request.remotePortQual();
-            localPortQual = cr.request.connQual(); // EPQ-03
-        } finally {
-            lock.unlock();
-        }
+        connection.reservedRequestArrived(cr);
     }
 
-    /** {@code dat_cr_reject} of the request that carries this EP: PCP → U, TCP → provider control. */
+    /** {@code dat_cr_reject} of the request that carries this EP. */
     void requestRejected() {
-        lock.lock();
-        try {
-            pendingCr = null;
-            remoteAddress = null;
-            remotePortQual = 0;
-            state = S.U;
-        } finally {
-            lock.unlock();
-        }
-        if (providerCreated) {
-            destroy();
-            ia.unregister(this);
-        }
+        connection.requestRejected();
     }
 
-    /** {@code dat_rsp_create}: U → R. */
+    /** {@code dat_rsp_create}: UNCONNECTED → RESERVED. */
     void reserve(CoreRsp r) {
-        lock.lock();
-        try {
-            if (state != S.U) {
-                throw badState(state, "rsp_create (RSP-01)");
-            }
-            state = S.R;
-            rsp = r;
-        } finally {
-            lock.unlock();
-        }
+        connection.reserve(r);
     }
 
-    /** {@code dat_rsp_free}: R → U. */
+    /** {@code dat_rsp_free}: RESERVED → UNCONNECTED. */
     void unreserve(CoreRsp r) {
-        lock.lock();
-        try {
-            if (state == S.R && rsp == r) {
-                state = S.U;
-                rsp = null;
-            }
-        } finally {
-            lock.unlock();
-        }
+        connection.unreserve(r);
     }
-
-    @Override
-    public ChannelSink established(Channel ch) {
-        lock.lock();
-        try {
-            if (state != S.CP || freed) {
-                return null;
-            }
-            channel = ch;
-            state = S.C;
-            connectionEvent(EventNumber.CONNECTION_EVENT_ESTABLISHED, null);
-            return this;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public void acceptFailed() {
-        enterDisconnectedFrom(S.CP, EventNumber.CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, Channel.CLOSE_SILENT);
-    }
-
-    // ================================================================== disconnect, reset, free
 
     @Override
     public void disconnect(int flags) {
@@ -1380,143 +865,17 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         if (flags != CloseFlags.ABRUPT && flags != CloseFlags.GRACEFUL) {
             throw Fail.param(2, "undefined disconnect flags " + flags + " (DSC-16)");
         }
-        Transport.ConnectAttempt at = null;
-        boolean graceful = false;
-        txLock.lock();
-        try {
-            lock.lock();
-            try {
-                S s = state;
-                switch (s) {
-                    case D:
-                        return; // DSC-13
-                    case U, R, PCP, TCP:
-                        throw badState(s, "disconnect (DSC-14)");
-                    case DP:
-                        if (flags == CloseFlags.GRACEFUL) {
-                            return; // DSC-08, AMB-15
-                        }
-                        break;
-                    case C:
-                        if (flags == CloseFlags.GRACEFUL) {
-                            // DSC-06: let outstanding requests finish. State first, then the counters
-                            // again: a completion that ran before DP was visible saw state C and did not
-                            // end the disconnect, so if nothing is left now, end it here (the
-                            // completion side does the same check the other way round).
-                            state = S.DP;
-                            if (req.tail != req.head) {
-                                return;
-                            }
-                            graceful = true;
-                        }
-                        break;
-                    case ACP:
-                        at = attempt;
-                        break;
-                    default:
-                        break;
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (at != null) {
-                at.cancel();
-            }
-            if (graceful) {
-                endGracefulDisconnect();
-                return;
-            }
-            enterDisconnected(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_DISCONNECT);
-        } finally {
-            txLock.unlock();
-        }
+        connection.disconnect(flags);
     }
 
-    /**
-     * A graceful disconnect whose requests all finished: the transport drains the connection and reports its
-     * end ({@link Channel#disconnectGracefully}: DISCONNECTED once the peer has everything); a transport with
-     * nothing to wait for ends it now.
-     */
-    private void endGracefulDisconnect() {
-        txLock.lock();
-        try {
-            Channel ch = channel;
-            if (state != S.DP || (ch != null && ch.disconnectGracefully())) {
-                return;
-            }
-            enterDisconnected(EventNumber.CONNECTION_EVENT_DISCONNECTED, Channel.CLOSE_DISCONNECT);
-        } finally {
-            txLock.unlock();
-        }
-    }
-
-    /** Enters D only if the EP is still in {@code from} (connection outcomes race with other transitions). */
-    private void enterDisconnectedFrom(S from, EventNumber event, int closeMode) {
-        txLock.lock();
-        try {
-            if (state != from) {
-                return;
-            }
-            enterDisconnected(event, closeMode);
-        } finally {
-            txLock.unlock();
-        }
-    }
-
-    /**
-     * Enters DISCONNECTED (§7.5): stops the transport, flushes every outstanding request and receive, then
-     * reports {@code event} on the connect EVD, so that completions precede the connection event (DSC-12).
-     */
+    /** Enters DISCONNECTED with {@code event} (see {@link EpConnection#enterDisconnected}). */
     void enterDisconnected(EventNumber event, int closeMode) {
-        txLock.lock();
-        try {
-            Channel ch;
-            lock.lock();
-            try {
-                S s = state;
-                if (s == S.D || s == S.U || s == S.R || s == S.PCP || s == S.TCP || freed) {
-                    return;
-                }
-                state = S.D;
-                flushPending = true;
-                ch = channel;
-                cancelTimer();
-            } finally {
-                lock.unlock();
-            }
-            if (ch != null) {
-                ch.close(closeMode);
-            }
-            lock.lock();
-            try {
-                flushLocked();
-                flushPending = false;
-                if (event != null) {
-                    connectionEvent(event, null);
-                }
-            } finally {
-                lock.unlock();
-            }
-        } finally {
-            txLock.unlock();
-        }
+        connection.enterDisconnected(event, closeMode);
     }
 
-    /** Completes every outstanding request and receive as FLUSHED, oldest first (lock held). */
-    private void flushLocked() {
-        while (req.head != req.tail) {
-            int idx = (int) (req.head % reqRing.length);
-            WorkRequest wr = reqRing[idx];
-            CoreRmr rmr = reqRmr[idx];
-            reqRmr[idx] = null;
-            req.head++;
-            if (rmr != null) {
-                rmr.bindFailed(wr.remoteContext()); // a flushed bind binds nothing
-            } else {
-                counters.reqFlushed++;
-            }
-            postRequestCompletion(wr.op(), rmr, reqCookie[idx], wr.completionFlags(), DtoCompletionStatus.ERR_FLUSHED, 0);
-        }
+    /** Completes every outstanding request and receive as FLUSHED, oldest first (txLock and lock held). */
+    void flushLocked() {
+        requests.flush();
         CoreEvd evd = recvEvd;
         recvQueue.flush(b -> {
             counters.recvFlushed++;
@@ -1537,21 +896,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         }
     }
 
-    /** Reports a connection event to the connect EVD and to JFR ({@link JfrEvents}); lock held. */
-    private void connectionEvent(EventNumber n, byte[] pd) {
-        JfrEvents.connection(this, n, remoteAddress, connectedQual);
-        if (connectEvd != null) {
-            connectEvd.postConnection(n, this, pd);
-        }
-    }
-
-    private void cancelTimer() {
-        ScheduledFuture<?> t = timeoutTask;
-        if (t != null) {
-            t.cancel(false);
-            timeoutTask = null;
-        }
-    }
+    // ================================================================== reset, free
 
     @Override
     public void reset() {
@@ -1559,21 +904,12 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         txLock.lock();
         lock.lock();
         try {
-            S s = state;
-            if (s == S.U) {
+            if (!sm.reset()) {
                 return; // RST-03
             }
-            if (s != S.D) {
-                throw badState(s, "reset (RST-04)");
-            }
-            state = S.U;
             channel = null;
-            attempt = null;
-            remoteAddress = null;
-            remotePortQual = 0;
-            localPortQual = 0;
-            peerPrivateData = new byte[0];
-            req.head = req.tail = 0;
+            connection.clear();
+            requests.clear();
             recvQueue = new ReceiveQueue(recvQueue.capacity, recvQueue.iov);
         } finally {
             lock.unlock();
@@ -1590,14 +926,14 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         lock.lock();
         try {
             checkAlive();
-            S s = state;
-            if (s == S.R || s == S.PCP || s == S.TCP) {
-                throw badState(s, "free (EPF-01)");
+            EpStateMachine.State s = sm.current();
+            if (s == RESERVED || s == PASSIVE_CONNECTION_PENDING || s == TENTATIVE_CONNECTION_PENDING) {
+                throw EpStateMachine.invalid(s, "free (EPF-01)");
             }
-            freed = true;
-            at = attempt;
+            markFreed();
+            at = connection.attempt;
             ch = channel;
-            cancelTimer();
+            connection.cancelTimer();
         } finally {
             lock.unlock();
             txLock.unlock();
@@ -1641,14 +977,13 @@ public final class CoreEp extends CoreObject implements Endpoint, ActiveHandler,
         CoreRsp r;
         lock.lock();
         try {
-            if (freed) {
+            if (!markFreedOnce()) {
                 return;
             }
-            freed = true;
-            at = attempt;
+            at = connection.attempt;
             ch = channel;
-            r = rsp;
-            cancelTimer();
+            r = connection.rsp;
+            connection.cancelTimer();
         } finally {
             lock.unlock();
         }

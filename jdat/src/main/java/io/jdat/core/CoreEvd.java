@@ -481,8 +481,7 @@ public final class CoreEvd extends CoreObject implements EventDispatcher {
 
     @Override
     public EvdParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, EvdParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, EvdParam.FIELD_ALL);
         lock.lock();
         try {
             EventRing r = ring;
@@ -596,10 +595,8 @@ public final class CoreEvd extends CoreObject implements EventDispatcher {
                 throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_IN_USE,
                         "EPs, service points or the IA still feed this EVD (EVD-07)");
             }
-            freed = true;
-            c = cno;
-            cno = null;
-            discardSrqCompletions();
+            markFreed();
+            c = detachCnoLocked();
         } finally {
             lock.unlock();
         }
@@ -612,17 +609,22 @@ public final class CoreEvd extends CoreObject implements EventDispatcher {
         CoreCno c;
         lock.lock();
         try {
-            if (freed) {
+            if (!markFreedOnce()) {
                 return;
             }
-            freed = true;
-            c = cno;
-            cno = null;
-            discardSrqCompletions();
+            c = detachCnoLocked();
         } finally {
             lock.unlock();
         }
         wakeOnDestroy(c);
+    }
+
+    /** The freed EVD lets go of its CNO and its SRQ completions (lock held); {@return the CNO to wake} */
+    private CoreCno detachCnoLocked() {
+        CoreCno c = cno;
+        cno = null;
+        discardSrqCompletions();
+        return c;
     }
 
     private void wakeOnDestroy(CoreCno c) {

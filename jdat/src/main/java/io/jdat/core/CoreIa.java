@@ -383,7 +383,7 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
                 throw Fail.state(DatReturnSubtype.INVALID_STATE_IA_IN_USE,
                         objects.size() + " object(s) still alive (IAC-03)");
             }
-            freed = true;
+            markFreed();
             live = new ArrayList<>(objects);
             objects.clear();
         }

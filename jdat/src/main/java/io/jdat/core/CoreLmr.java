@@ -136,8 +136,7 @@ public final class CoreLmr extends CoreObject implements Lmr {
 
     @Override
     public LmrParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, LmrParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, LmrParam.FIELD_ALL);
         return new LmrParam(ia, memType, description, length, pz, privileges, region.context(), rmrContext(),
                 region.length(), region.address(), region.segment());
     }
@@ -145,11 +144,7 @@ public final class CoreLmr extends CoreObject implements Lmr {
     @Override
     public void free() {
         synchronized (this) {
-            checkAlive();
-            if (boundRmrs.get() > 0) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_LMR_IN_USE, boundRmrs.get() + " RMR(s) bound into it");
-            }
-            freed = true;
+            markFreedUnlessUsed(boundRmrs.get(), DatReturnSubtype.INVALID_STATE_LMR_IN_USE, " RMR(s) bound into it");
         }
         release();
         ia.unregister(this);
@@ -168,8 +163,7 @@ public final class CoreLmr extends CoreObject implements Lmr {
 
     @Override
     void destroy() {
-        if (!freed) {
-            freed = true;
+        if (markFreedOnce()) {
             release();
         }
     }

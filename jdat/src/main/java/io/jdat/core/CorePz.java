@@ -46,19 +46,14 @@ public final class CorePz extends CoreObject implements ProtectionZone {
 
     @Override
     public PzParam query(long pzParamMask) {
-        checkAlive();
-        Fail.checkMask(pzParamMask, PzParam.FIELD_ALL, 2);
+        checkAliveAndMask(pzParamMask, PzParam.FIELD_ALL);
         return new PzParam(ia);
     }
 
     @Override
     public void free() {
         synchronized (this) {
-            checkAlive();
-            if (users.get() > 0) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_PZ_IN_USE, users.get() + " EP/LMR/RMR still use the PZ");
-            }
-            freed = true;
+            markFreedUnlessUsed(users.get(), DatReturnSubtype.INVALID_STATE_PZ_IN_USE, " EP/LMR/RMR still use the PZ");
         }
         closeDomain();
         ia.unregister(this);
@@ -66,8 +61,9 @@ public final class CorePz extends CoreObject implements ProtectionZone {
 
     @Override
     void destroy() {
-        freed = true;
-        closeDomain();
+        if (markFreedOnce()) {
+            closeDomain();
+        }
     }
 
     private void closeDomain() {

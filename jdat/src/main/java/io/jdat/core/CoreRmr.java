@@ -36,8 +36,7 @@ public final class CoreRmr extends CoreObject implements Rmr {
 
     @Override
     public RmrParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, RmrParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, RmrParam.FIELD_ALL);
         synchronized (this) {
             return new RmrParam(ia, pz, boundTriplet, boundPriv, lastContext);
         }
@@ -149,8 +148,7 @@ public final class CoreRmr extends CoreObject implements Rmr {
     @Override
     public void free() {
         synchronized (this) {
-            checkAlive();
-            freed = true;
+            markFreed();
             unbindLocked();
         }
         ia.memory.release(index);
@@ -161,10 +159,9 @@ public final class CoreRmr extends CoreObject implements Rmr {
     @Override
     void destroy() {
         synchronized (this) {
-            if (freed) {
+            if (!markFreedOnce()) {
                 return;
             }
-            freed = true;
             unbindLocked();
         }
         ia.memory.release(index);

@@ -214,7 +214,7 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
             boolean full = outstanding >= capacity || poolCount == 0;
             Entry e = full ? scratch : pool[poolCount - 1];
             // SPR-09: receive buffers are checked against the SRQ's PZ, with local write access (AMB-11).
-            CoreEp.resolveLocal(ia, e, n, iov, MemPriv.LOCAL_WRITE, maxIov, 3, pz);
+            ia.memory.resolveLocal(e, n, iov, MemPriv.LOCAL_WRITE, maxIov, 3, pz);
             if (full) {
                 throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
                         "max_recv_dtos " + capacity + " entries outstanding");
@@ -242,8 +242,7 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
 
     @Override
     public SrqParam query(long mask) {
-        checkAlive();
-        Fail.checkMask(mask, SrqParam.FIELD_ALL, 2);
+        checkAliveAndMask(mask, SrqParam.FIELD_ALL);
         lock.lock();
         try {
             return new SrqParam(ia, SrqState.OPERATIONAL, pz, capacity, maxIov, lowWatermark, availCount, outstanding);
@@ -330,11 +329,7 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     public void free() {
         lock.lock();
         try {
-            checkAlive();
-            if (users > 0) {
-                throw Fail.state(DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, users + " EP(s) use this SRQ (SRF-01)");
-            }
-            freed = true;
+            markFreedUnlessUsed(users, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, " EP(s) use this SRQ (SRF-01)");
         } finally {
             lock.unlock();
         }
@@ -346,10 +341,9 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     void destroy() {
         lock.lock();
         try {
-            if (freed) {
+            if (!markFreedOnce()) {
                 return;
             }
-            freed = true;
         } finally {
             lock.unlock();
         }

@@ -1,5 +1,10 @@
 package io.jdat.core;
 
+import io.jdat.DatReturnSubtype;
+import io.jdat.DatReturnType;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.spi.IoVector;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.security.SecureRandom;
@@ -163,40 +168,78 @@ final class MemoryTable {
 
     /** The tag of slot {@code index}: a bijection of the 24-bit space keyed by the table's round keys. */
     int permute(int index) {
-        int l = index >>> HALF_BITS & HALF_MASK;
-        int r = index & HALF_MASK;
-        int t = l ^ round(r, k0);
-        l = r;
-        r = t;
-        t = l ^ round(r, k1);
-        l = r;
-        r = t;
-        t = l ^ round(r, k2);
-        l = r;
-        r = t;
-        t = l ^ round(r, k3);
-        l = r;
-        r = t;
-        return l << HALF_BITS | r;
+        return feistel(index >>> HALF_BITS & HALF_MASK, index & HALF_MASK, k0, k1, k2, k3);
     }
 
-    /** The slot of tag {@code tag} (24 bits): the inverse of {@link #permute}. */
+    /**
+     * The slot of tag {@code tag} (24 bits): the inverse of {@link #permute}, which is the same network
+     * with the keys in reverse order and the halves swapped on the way in and out.
+     */
     int unpermute(int tag) {
-        int l = tag >>> HALF_BITS & HALF_MASK;
-        int r = tag & HALF_MASK;
-        int t = r ^ round(l, k3);
-        r = l;
-        l = t;
-        t = r ^ round(l, k2);
-        r = l;
-        l = t;
-        t = r ^ round(l, k1);
-        r = l;
-        l = t;
-        t = r ^ round(l, k0);
-        r = l;
-        l = t;
-        return l << HALF_BITS | r;
+        int swapped = feistel(tag & HALF_MASK, tag >>> HALF_BITS & HALF_MASK, k3, k2, k1, k0);
+        return (swapped & HALF_MASK) << HALF_BITS | swapped >>> HALF_BITS;
+    }
+
+    /** Four Feistel rounds {@code (l, r) -> (r, l ^ round(r, k))} with keys a, b, c, d; {@return l << 12 | r} */
+    private static int feistel(int l, int r, int a, int b, int c, int d) {
+        int t = l ^ round(r, a);
+        l = r;
+        r = t;
+        t = l ^ round(r, b);
+        l = r;
+        r = t;
+        t = l ^ round(r, c);
+        l = r;
+        r = t;
+        t = l ^ round(r, d);
+        return r << HALF_BITS | t;
+    }
+
+    /**
+     * Validates {@code n} triplets against this memory table and fills {@code v} (SND-07/08, RCV-09,
+     * RDR-11/13/14, RWR-07, AMB-11) for a post on an EP or SRQ in PZ {@code epPz}. Check order: bad LMR →
+     * PRIVILEGES; PZ mismatch → PROTECTION; missing local right → PRIVILEGES; outside the LMR →
+     * INVALID_PARAMETER. Allocates nothing unless it throws.
+     */
+    void resolveLocal(IoVector v, int n, LmrTriplet[] iov, int privilege, int maxIov, int arg, CorePz epPz) {
+        if (n < 0 || n > maxIov) {
+            throw Fail.param(arg - 1, "num_segments " + n + " outside 0.." + maxIov);
+        }
+        if (n > 0 && (iov == null || iov.length < n)) {
+            throw Fail.param(arg, "local_iov has fewer than num_segments entries");
+        }
+        v.reset();
+        for (int i = 0; i < n; i++) {
+            LmrTriplet t = iov[i];
+            if (t == null) {
+                throw Fail.param(arg, "local_iov[" + i + "] is null");
+            }
+            long len = t.segmentLength();
+            if (len == 0) {
+                continue;
+            }
+            Region r = lookup(t.lmrContext());
+            if (r == null || !r.local()) {
+                throw Fail.of(DatReturnType.PRIVILEGES_VIOLATION, privilege == MemPriv.LOCAL_READ
+                        ? DatReturnSubtype.PRIVILEGES_READ : DatReturnSubtype.PRIVILEGES_WRITE,
+                        "local_iov[" + i + "]: invalid LMR context 0x" + Integer.toHexString(t.lmrContext()));
+            }
+            if (r.pz() != epPz) {
+                throw Fail.of(DatReturnType.PROTECTION_VIOLATION, privilege == MemPriv.LOCAL_READ
+                        ? DatReturnSubtype.PROTECTION_READ : DatReturnSubtype.PROTECTION_WRITE,
+                        "local_iov[" + i + "]: LMR in another PZ");
+            }
+            if ((r.privileges() & privilege) == 0) {
+                throw Fail.of(DatReturnType.PRIVILEGES_VIOLATION, privilege == MemPriv.LOCAL_READ
+                        ? DatReturnSubtype.PRIVILEGES_READ : DatReturnSubtype.PRIVILEGES_WRITE,
+                        "local_iov[" + i + "]: LMR lacks " + (privilege == MemPriv.LOCAL_READ ? "local read" : "local write"));
+            }
+            long off = r.offsetOf(t.virtualAddress(), len);
+            if (off < 0) {
+                throw Fail.param(arg, "local_iov[" + i + "] lies outside its LMR");
+            }
+            v.add(r.segment(), off, len, r.lmr().deviceKey);
+        }
     }
 
     /** The Feistel round function: 12 well-mixed bits of {@code half} and {@code key}. */

@@ -2,8 +2,10 @@
  * The provider-neutral core: every DAT rule, once.
  *
  * <p>The classes here implement the public interfaces of {@code io.jdat} and own all semantics: the
- * endpoint state machine of API.md §7 ({@link io.jdat.core.CoreEp}), the {@code dat_ep_modify} state
- * table, completion flags and EVD compatibility ({@link io.jdat.core.CompletionRules}), flushing, event
+ * endpoint state machine of API.md §7 ({@link io.jdat.core.EpStateMachine}; the Endpoint {@link io.jdat.core.CoreEp}
+ * with its {@link io.jdat.core.EpConnection}, {@link io.jdat.core.RequestQueue} and
+ * {@link io.jdat.core.ReceiveQueue}), the {@code dat_ep_modify} state table ({@link io.jdat.core.EpAttrRules}),
+ * completion flags and EVD compatibility ({@link io.jdat.core.CompletionRules}), flushing, event
  * queues and waiting ({@link io.jdat.core.CoreEvd}, {@link io.jdat.core.CoreCno}), memory registration and
  * the local and remote protection checks ({@link io.jdat.core.MemoryTable}), service points and
  * connection requests. Transports ({@code io.jdat.spi}) only move bytes and handshakes.
