@@ -40,6 +40,8 @@ final class TcpConnection implements Channel {
     final SocketChannel ch;
     final TcpReceiver rx;
     final TcpTransmitter tx;
+    /** The RDMA Read queues both paths share (outbound Reads, inbound Read Requests to answer). */
+    final ReadQueues reads;
     final int irdLimit;
     final int ordLimit;
     final boolean crc;
@@ -94,8 +96,9 @@ final class TcpConnection implements Channel {
         this.lastSign = System.nanoTime();
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        this.tx = new TcpTransmitter(this, ch, crc, mulpdu, irdLimit, ordLimit, sendRtr, holdFirstFpdu);
-        this.rx = new TcpReceiver(this, ch, tx, crc);
+        this.reads = new ReadQueues(irdLimit, ordLimit);
+        this.tx = new TcpTransmitter(this, ch, crc, mulpdu, reads, sendRtr, holdFirstFpdu);
+        this.rx = new TcpReceiver(this, ch, tx, reads, crc);
     }
 
     /**
