@@ -296,15 +296,10 @@ final class TcpReceiver {
         long to = in.getLong(p + Ddp.TO_OFFSET);
         switch (opcode) {
             case Ddp.OP_WRITE -> {
-                int st = conn.sink.resolveRemote(stag, to, payload, MemPriv.REMOTE_WRITE, region);
-                if (st == RemoteRegion.CLOSED) {
-                    return dead("the endpoint no longer takes RDMA");
-                }
-                if (st != RemoteRegion.OK) {
-                    boolean bounds = admitsStart(stag, to, MemPriv.REMOTE_WRITE);
-                    return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED,
-                            bounds ? Terminate.DDP_T_BASE_BOUNDS : Terminate.DDP_T_INVALID_STAG,
-                            String.format("RDMA Write to STag 0x%08x, TO 0x%x, %d bytes refused", stag, to, payload));
+                int r = resolve(stag, to, payload, MemPriv.REMOTE_WRITE, Terminate.LAYER_DDP, Terminate.DDP_TAGGED,
+                        Terminate.DDP_T_BASE_BOUNDS, Terminate.DDP_T_INVALID_STAG, "RDMA Write to");
+                if (r != 0) {
+                    return r;
                 }
                 place.contiguous(region.segment(), region.offset());
                 return 0;
@@ -418,15 +413,11 @@ final class TcpReceiver {
             return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
                     "more incoming RDMA Reads than the negotiated IRD " + conn.irdLimit);
         }
-        int st = conn.sink.resolveRemote(srcStag, srcTo, rrSize, MemPriv.REMOTE_READ, region);
-        if (st == RemoteRegion.CLOSED) {
-            return dead("the endpoint no longer takes RDMA");
-        }
-        if (st != RemoteRegion.OK) {
-            boolean bounds = admitsStart(srcStag, srcTo, MemPriv.REMOTE_READ);
-            return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
-                    bounds ? Terminate.RDMAP_BASE_BOUNDS : Terminate.RDMAP_INVALID_STAG,
-                    String.format("RDMA Read of STag 0x%08x, TO 0x%x, %d bytes refused", srcStag, srcTo, rrSize));
+        int r = resolve(srcStag, srcTo, rrSize, MemPriv.REMOTE_READ, Terminate.LAYER_RDMAP,
+                Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_BASE_BOUNDS, Terminate.RDMAP_INVALID_STAG,
+                "RDMA Read of");
+        if (r != 0) {
+            return r;
         }
         place.contiguous(scratch, 0); // no payload
         return 0;
@@ -438,6 +429,27 @@ final class TcpReceiver {
             return terminate(Terminate.LAYER_LLP, 0, Terminate.LLP_BAD_FRAME, "Terminate of " + payload + " bytes");
         }
         place.contiguous(scratch, 0);
+        return 0;
+    }
+
+    /**
+     * Resolves the target of an RDMA Write or the source of an RDMA Read into {@link #region}, as the core
+     * admits it for {@code privilege}. A refusal ends the connection with the Terminate of {@code layer} and
+     * {@code type}: {@code boundsCode} when only the length runs past the region, else {@code stagCode}.
+     *
+     * @param what the operation, for the message ("RDMA Write to")
+     * @return 0 when admitted, else {@link #terminate}'s or {@link #dead}'s value
+     */
+    private int resolve(int stag, long to, long length, int privilege, int layer, int type, int boundsCode,
+            int stagCode, String what) {
+        int st = conn.sink.resolveRemote(stag, to, length, privilege, region);
+        if (st == RemoteRegion.CLOSED) {
+            return dead("the endpoint no longer takes RDMA");
+        }
+        if (st != RemoteRegion.OK) {
+            return terminate(layer, type, admitsStart(stag, to, privilege) ? boundsCode : stagCode,
+                    String.format("%s STag 0x%08x, TO 0x%x, %d bytes refused", what, stag, to, length));
+        }
         return 0;
     }
 
