@@ -43,7 +43,8 @@ public class TxCommand implements Callable<Integer> {
     private int threads;
 
     @Option(names = {"-w", "--eps"}, paramLabel = "N", defaultValue = "1",
-            description = "Endpoints per thread (default: ${DEFAULT-VALUE}).")
+            description = "Endpoints per thread; threads x endpoints at most " + TxConfig.MAX_ENDPOINTS
+                    + " (default: ${DEFAULT-VALUE}).")
     private int eps;
 
     @Option(names = {"-i", "--iterations"}, paramLabel = "N", defaultValue = "100",
@@ -133,6 +134,8 @@ public class TxCommand implements Callable<Integer> {
         }
         require(threads >= 1 && threads <= TxConfig.MAX_THREADS, "--threads must be 1.." + TxConfig.MAX_THREADS);
         require(eps >= 1 && eps <= TxConfig.MAX_EPS, "--eps must be 1.." + TxConfig.MAX_EPS);
+        require((long) threads * eps <= TxConfig.MAX_ENDPOINTS, "--threads x --eps must be at most "
+                + TxConfig.MAX_ENDPOINTS + " endpoints");
         require(iterations >= 1 && iterations < (1L << 48), "--iterations must be at least 1");
         require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
         require(acceptTimeout >= 0, "--accept-timeout must not be negative");

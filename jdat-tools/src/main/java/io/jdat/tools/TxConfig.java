@@ -22,8 +22,15 @@ record TxConfig(String iaName, long connQual, int threads, int eps, long iterati
     static final int MAX_OPS = 64;
     /** The largest number of threads. */
     static final int MAX_THREADS = 256;
+    /**
+     * The most endpoints of a run on each side ({@code threads x eps}), and so the most connection requests a
+     * server takes at once: its connection-request EVD holds this many (or the IA's {@code max_evd_qlen}), so
+     * that a whole burst is queued and none is refused. Connections cost an fd per side on tcp and shm and no
+     * thread (one progress thread per IA); 4096 in one process stays well below the usual fd limits.
+     */
+    static final int MAX_ENDPOINTS = 4096;
     /** The largest number of endpoints per thread. */
-    static final int MAX_EPS = 256;
+    static final int MAX_EPS = MAX_ENDPOINTS;
 
     /** Immutable op list. */
     TxConfig {

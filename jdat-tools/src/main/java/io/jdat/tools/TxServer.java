@@ -57,7 +57,11 @@ final class TxServer implements AutoCloseable {
         this.log = log;
         side = new TxSide("server", iaName);
         try {
-            crEvd = EventDispatcher.create(side.ia, 64, null, EvdFlags.CR);
+            // room for every connection request of the largest run at once: a burst of them is queued, not
+            // refused with NON_PEER_REJECTED for want of room (the PSP's backlog is this EVD, PSP-03)
+            int maxQlen = side.iaAttr.maxEvdQlen();
+            int crQlen = maxQlen > 0 ? Math.min(TxConfig.MAX_ENDPOINTS, maxQlen) : TxConfig.MAX_ENDPOINTS;
+            crEvd = EventDispatcher.create(side.ia, crQlen, null, EvdFlags.CR);
             psp = PublicServicePoint.create(side.ia, connQual, crEvd, PspFlags.CONSUMER);
         } catch (RuntimeException | Error e) {
             side.close();
@@ -106,7 +110,8 @@ final class TxServer implements AutoCloseable {
             try {
                 h = TxWire.Hello.decode(cr.query(CrParam.FIELD_ALL).privateData());
                 if (h.threads() < 1 || h.threads() > TxConfig.MAX_THREADS || h.eps() < 1 || h.eps() > TxConfig.MAX_EPS
-                        || h.thread() >= h.threads() || h.ep() >= h.eps()) {
+                        || h.threads() * h.eps() > TxConfig.MAX_ENDPOINTS || h.thread() >= h.threads()
+                        || h.ep() >= h.eps()) {
                     throw new PerfFailure("connection request for thread " + h.thread() + " endpoint " + h.ep()
                             + " of " + h.threads() + " x " + h.eps());
                 }
