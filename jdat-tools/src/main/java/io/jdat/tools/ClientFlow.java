@@ -42,7 +42,7 @@ final class ClientFlow implements Runnable {
                 ConnectFlags.DEFAULT);
         DatEvent ev = s.poller.next(me.connEvd, "connection");
         if (ev.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
-            throw new PerfFailure("client: connecting to " + sync.serverAddress() + " qualifier " + config.connQual()
+            throw new ToolFailure("client: connecting to " + sync.serverAddress() + " qualifier " + config.connQual()
                     + " failed: " + ev.eventNumber());
         }
         s.peer(PeerInfo.decode(ev.privateData(), PeerInfo.SERVER, layout.total(), "client: connection established"));
@@ -58,7 +58,7 @@ final class ClientFlow implements Runnable {
         me.ep.disconnect(CloseFlags.GRACEFUL);
         ev = s.poller.next(me.connEvd, "disconnect");
         if (ev.eventNumber() != EventNumber.CONNECTION_EVENT_DISCONNECTED) {
-            throw new PerfFailure("client: disconnect: expected DISCONNECTED, got " + ev.eventNumber());
+            throw new ToolFailure("client: disconnect: expected DISCONNECTED, got " + ev.eventNumber());
         }
         table.footer();
     }

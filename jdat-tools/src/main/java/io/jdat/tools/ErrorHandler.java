@@ -13,7 +13,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * Turns a failure of a subcommand into one readable line on standard error and exit code 1: the
- * {@link DatException} or {@link PerfFailure} message as is, anything else with its class name. Set the
+ * {@link DatException} or {@link ToolFailure} message as is, anything else with its class name. Set the
  * environment variable {@code JDAT_DEBUG} to also get the stack trace. A usage error is one line too: its
  * message, naming the fix, or picocli's with a suggestion or a pointer to {@code --help} (exit code 2).
  */
@@ -107,10 +107,10 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
             return withoutIds(t.getMessage()) + "; registered IA names: " + String.join(", ", IaNames.registered())
                     + " (jdat info)";
         }
-        if (t instanceof Sync.Aborted) {
+        if (t instanceof Aborted) {
             return "stopped because the other side failed (its message says why)";
         }
-        if (t instanceof DatException || t instanceof PerfFailure) {
+        if (t instanceof DatException || t instanceof ToolFailure) {
             return withoutIds(t.getMessage());
         }
         String m = t.getMessage();

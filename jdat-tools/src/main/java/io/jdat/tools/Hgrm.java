@@ -39,7 +39,7 @@ final class Hgrm {
      * @param dir the directory (created if missing)
      * @param r   the row, with its histogram
      * @return the file written
-     * @throws PerfFailure when it cannot be written
+     * @throws ToolFailure when it cannot be written
      */
     static Path write(Path dir, PerfResult r) {
         Path file = path(dir, r);
@@ -52,7 +52,7 @@ final class Hgrm {
             Files.createDirectories(dir);
             Files.write(file, text.toByteArray());
         } catch (IOException e) {
-            throw new PerfFailure("--hgrm: cannot write " + file + ": " + e.getMessage());
+            throw new ToolFailure("--hgrm: cannot write " + file + ": " + e.getMessage());
         }
         return file;
     }

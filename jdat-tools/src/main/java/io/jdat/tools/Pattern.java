@@ -65,7 +65,7 @@ final class Pattern {
      * @param len  the length
      * @param seed the expected pattern's seed
      * @param what the transfer, for the message (e.g. {@code "client: send/recv ping-pong 64 B echo"})
-     * @throws PerfFailure on a mismatch
+     * @throws ToolFailure on a mismatch
      */
     static void verify(MemorySegment seg, long off, long len, long seed, String what) {
         long at = mismatch(seg, off, len, seed);
@@ -84,9 +84,9 @@ final class Pattern {
      * @param what the transfer
      * @return the failure to throw
      */
-    static PerfFailure mismatchFailure(MemorySegment seg, long off, long at, long seed, String what) {
+    static ToolFailure mismatchFailure(MemorySegment seg, long off, long at, long seed, String what) {
         long got = seg.get(ValueLayout.JAVA_LONG, off + at);
-        return new PerfFailure("data verification failed: " + what + ", pattern #" + seed + ": byte " + at + " holds 0x"
+        return new ToolFailure("data verification failed: " + what + ", pattern #" + seed + ": byte " + at + " holds 0x"
                 + Long.toHexString(got) + ", expected 0x" + Long.toHexString(word(seed, at >>> 3)));
     }
 
@@ -101,7 +101,7 @@ final class Pattern {
      * @param seed       the expected pattern's seed
      * @param graceNanos how long to wait for a late word
      * @param what       the transfer, for the message
-     * @throws PerfFailure when the pattern is still wrong after the grace time
+     * @throws ToolFailure when the pattern is still wrong after the grace time
      */
     static void verifyEventually(MemorySegment seg, long off, long len, long seed, long graceNanos, String what) {
         long at = mismatch(seg, off, len, seed);

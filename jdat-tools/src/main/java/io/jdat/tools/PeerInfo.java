@@ -50,11 +50,11 @@ record PeerInfo(int role, int rmrContext, long address, long length) {
      * @param minLength    the region length this run needs
      * @param from         where the bytes came from, for the message
      * @return the peer's region
-     * @throws PerfFailure when the data is not what a {@code jdat perf} peer sends
+     * @throws ToolFailure when the data is not what a {@code jdat perf} peer sends
      */
     static PeerInfo decode(byte[] data, int expectedRole, long minLength, String from) {
         if (data.length != SIZE) {
-            throw new PerfFailure(from + ": private data of " + data.length + " bytes, expected " + SIZE);
+            throw new ToolFailure(from + ": private data of " + data.length + " bytes, expected " + SIZE);
         }
         ByteBuffer b = ByteBuffer.wrap(data);
         long magic = b.getLong();
@@ -64,12 +64,12 @@ record PeerInfo(int role, int rmrContext, long address, long length) {
         long address = b.getLong();
         long length = b.getLong();
         if (magic != MAGIC || version != VERSION || role != expectedRole) {
-            throw new PerfFailure(from + ": private data is not from a jdat perf "
+            throw new ToolFailure(from + ": private data is not from a jdat perf "
                     + (expectedRole == CLIENT ? "client" : "server") + " (magic 0x" + Long.toHexString(magic)
                     + ", version " + version + ", role " + role + ")");
         }
         if (length < minLength) {
-            throw new PerfFailure(from + ": peer region of " + length + " bytes, this run needs " + minLength);
+            throw new ToolFailure(from + ": peer region of " + length + " bytes, this run needs " + minLength);
         }
         return new PeerInfo(role, ctx, address, length);
     }

@@ -137,11 +137,11 @@ public final class PerfCommand implements Callable<Integer> {
                 + "settings, serve one run, exit 0.")
         boolean server;
 
-        @Option(names = "--client", paramLabel = "ADDR", required = true, converter = TxAddress.Converter.class,
+        @Option(names = "--client", paramLabel = "ADDR", required = true, converter = PeerAddress.Converter.class,
                 description = "Be the client of a two-process run, connecting to ADDR: HOST[:QUALIFIER] (tcp: "
                         + "QUALIFIER is the port; the measured connection uses QUALIFIER + 1), or for shm the server "
                         + "IA's directory /PATH[:QUALIFIER] or shm:NAME[:QUALIFIER].")
-        TxAddress client;
+        PeerAddress client;
     }
 
     @Option(names = "--accept-timeout", paramLabel = "SECONDS", defaultValue = "0",
@@ -175,7 +175,7 @@ public final class PerfCommand implements Callable<Integer> {
     public Integer call() {
         IaNames.require(spec, "--ia", ia);
         if (mode != null && mode.client != null) {
-            IaNames.requireAddressFits(spec, ia, mode.client.address(), TxClient.display(mode.client.address()));
+            IaNames.requireAddressFits(spec, ia, mode.client.address(), PeerAddress.display(mode.client.address()));
         }
         require(!(poll && waitMode), "--poll and --wait exclude each other: pick one (polling is the default)");
         require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
@@ -191,7 +191,7 @@ public final class PerfCommand implements Callable<Integer> {
                     + " to the --client");
             java.io.PrintWriter err = spec.commandLine().getErr();
             PerfConfig served = PerfRun.runServer(ia, connQual, timeout, acceptTimeout, address -> {
-                err.println("jdat perf server: IA \"" + ia + "\" listening at " + TxClient.display(address)
+                err.println("jdat perf server: IA \"" + ia + "\" listening at " + PeerAddress.display(address)
                         + " on qualifiers " + connQual + " and " + (connQual + 1));
                 err.flush();
             });

@@ -103,7 +103,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
             while (true) {
                 if (!crEvd.waitFor(100_000, 1, c.ev)) {
                     if (acceptSeconds > 0 && System.nanoTime() - start > acceptSeconds * 1_000_000_000L) {
-                        throw new PerfFailure("server: no client connected within " + acceptSeconds + " s");
+                        throw new ToolFailure("server: no client connected within " + acceptSeconds + " s");
                     }
                     continue;
                 }
@@ -141,7 +141,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
             byte[] pd = ByteBuffer.allocate(8).putLong(MAGIC).array();
             c.ep.connect(server, connQual, (int) Math.min(c.timeoutNanos / 1000, Integer.MAX_VALUE), pd.length, pd,
                     Qos.BEST_EFFORT, ConnectFlags.DEFAULT);
-            c.expectConnection("connecting to " + TxClient.display(server) + " qualifier " + connQual);
+            c.expectConnection("connecting to " + PeerAddress.display(server) + " qualifier " + connQual);
             return c;
         } catch (RuntimeException | Error e) {
             c.close();
@@ -153,12 +153,12 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         long start = System.nanoTime();
         while (!connEvd.waitFor(100_000, 1, ev)) {
             if (System.nanoTime() - start > timeoutNanos) {
-                throw new PerfFailure(role + ": " + what + ": no connection within " + timeoutNanos / 1_000_000_000L
+                throw new ToolFailure(role + ": " + what + ": no connection within " + timeoutNanos / 1_000_000_000L
                         + " s");
             }
         }
         if (ev.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
-            throw new PerfFailure(role + ": " + what + " failed: " + ev.eventNumber().datName()
+            throw new ToolFailure(role + ": " + what + " failed: " + ev.eventNumber().datName()
                     + (ev.eventNumber() == EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED
                             ? " (is 'jdat perf --server' running there, on that qualifier?)" : ""));
         }
@@ -178,7 +178,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
                 }
                 if (!closing) {
                     String peer = role.equals("server") ? "client" : "server";
-                    sync.fail(new PerfFailure(role + ": the " + peer + " process went away (it failed or was "
+                    sync.fail(new ToolFailure(role + ": the " + peer + " process went away (it failed or was "
                             + "stopped: its own output says why; the control connection ended with "
                             + e.eventNumber().datName() + ")"));
                 }
@@ -196,7 +196,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
     /** Sends the run's settings (client). */
     void sendConfig(PerfConfig c) {
         if (c.sizes().size() + c.bwSizes().size() > MAX_SIZES) {
-            throw new PerfFailure("too many sizes for a two-process run (at most " + MAX_SIZES + ")");
+            throw new ToolFailure("too many sizes for a two-process run (at most " + MAX_SIZES + ")");
         }
         ByteBuffer b = ByteBuffer.allocate(SLOT).putLong(MAGIC).putInt(KIND_CONFIG);
         putSizes(b, c.sizes());
@@ -226,7 +226,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
     private List<Long> getSizes(ByteBuffer b) {
         int n = b.getInt();
         if (n < 0 || n > MAX_SIZES) {
-            throw new PerfFailure("server: bad settings from the client (" + n + " sizes)");
+            throw new ToolFailure("server: bad settings from the client (" + n + " sizes)");
         }
         List<Long> sizes = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -273,7 +273,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
             return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeout, ops,
                     tests, duration, wait, verify, shared);
         } catch (java.nio.BufferUnderflowException e) {
-            throw new PerfFailure("server: the client's settings are too short: do both sides run the same jdat "
+            throw new ToolFailure("server: the client's settings are too short: do both sides run the same jdat "
                     + "version?");
         }
     }
@@ -288,7 +288,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         long k = ++phase;
         byte[] mine = note.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         if (mine.length > SLOT - 24) {
-            throw new PerfFailure(role + ": a control note of " + mine.length + " bytes does not fit");
+            throw new ToolFailure(role + ": a control note of " + mine.length + " bytes does not fit");
         }
         ByteBuffer b = ByteBuffer.allocate(24 + mine.length).putLong(MAGIC).putInt(KIND_BARRIER).putInt(mine.length)
                 .putLong(k).put(mine);
@@ -297,11 +297,11 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         int n = r.getInt();
         long got = r.getLong();
         if (got != k) {
-            throw new PerfFailure(role + ": out of step with the peer at phase '" + phaseName + "' (#" + k + ", peer #"
+            throw new ToolFailure(role + ": out of step with the peer at phase '" + phaseName + "' (#" + k + ", peer #"
                     + got + "): do both sides run the same jdat version?");
         }
         if (n < 0 || n > r.remaining()) {
-            throw new PerfFailure(role + ": a malformed control note at phase '" + phaseName + "'");
+            throw new ToolFailure(role + ": a malformed control note at phase '" + phaseName + "'");
         }
         byte[] theirs = new byte[n];
         r.get(theirs);
@@ -313,7 +313,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         ep.postSend(1, new LmrTriplet[] {lmr.triplet((long) SLOTS * SLOT, length)}, phase, CompletionFlags.DEFAULT);
         DatEvent e = next(reqEvd, "the control send's completion");
         if (e.status() != DtoCompletionStatus.SUCCESS) {
-            throw new PerfFailure(role + ": control send failed: " + Poller.statusName(e.status())
+            throw new ToolFailure(role + ": control send failed: " + CompletionText.statusName(e.status())
                     + " (the peer went away)", true);
         }
     }
@@ -321,7 +321,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
     private ByteBuffer receive(String what, int kind) {
         DatEvent e = next(recvEvd, what);
         if (e.status() != DtoCompletionStatus.SUCCESS) {
-            throw new PerfFailure(role + ": waiting for " + what + ": " + Poller.statusName(e.status())
+            throw new ToolFailure(role + ": waiting for " + what + ": " + CompletionText.statusName(e.status())
                     + " (the peer went away)", true);
         }
         int slot = (int) (received++ % SLOTS);
@@ -330,7 +330,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         postRecv(slot);
         ByteBuffer b = ByteBuffer.wrap(data);
         if (data.length < 12 || b.getLong() != MAGIC || b.getInt() != kind) {
-            throw new PerfFailure(role + ": waiting for " + what + ": the peer sent something else");
+            throw new ToolFailure(role + ": waiting for " + what + ": the peer sent something else");
         }
         return b;
     }
@@ -343,12 +343,12 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         long start = System.nanoTime();
         while (!evd.waitFor(100_000, 1, ev)) {
             if (System.nanoTime() - start > timeoutNanos) {
-                throw new PerfFailure(role + ": " + what + ": nothing arrived within " + timeoutNanos / 1_000_000_000L
+                throw new ToolFailure(role + ": " + what + ": nothing arrived within " + timeoutNanos / 1_000_000_000L
                         + " s");
             }
         }
         if (ev.eventNumber() != EventNumber.DTO_COMPLETION_EVENT) {
-            throw new PerfFailure(role + ": " + what + ": unexpected " + ev.eventNumber());
+            throw new ToolFailure(role + ": " + what + ": unexpected " + ev.eventNumber());
         }
         return ev;
     }

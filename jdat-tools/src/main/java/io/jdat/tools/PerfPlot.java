@@ -54,7 +54,7 @@ final class PerfPlot {
      * @param config   the run settings (for the title)
      * @param provider the provider's name and version
      * @param rows     the rows of the run
-     * @throws PerfFailure when the file cannot be written
+     * @throws ToolFailure when the file cannot be written
      */
     static void write(Path file, PerfConfig config, String provider, List<PerfResult> rows) {
         System.setProperty("java.awt.headless", "true");
@@ -71,7 +71,7 @@ final class PerfPlot {
             }
             ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, 120 + panels * PANEL_HEIGHT);
         } catch (IOException e) {
-            throw new PerfFailure("--plot: cannot write " + file + ": " + e.getMessage());
+            throw new ToolFailure("--plot: cannot write " + file + ": " + e.getMessage());
         }
     }
 

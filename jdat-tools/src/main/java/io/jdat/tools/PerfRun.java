@@ -51,7 +51,7 @@ final class PerfRun {
      * @param config the settings
      * @param table  where the client prints
      * @throws DatException   from a DAT call on either side
-     * @throws PerfFailure    on wrong data, an unexpected event or a timeout
+     * @throws ToolFailure    on wrong data, an unexpected event or a timeout
      */
     static void run(PerfConfig config, ResultTable table) {
         run(config, table, plan(config));
@@ -162,24 +162,24 @@ final class PerfRun {
 
     /**
      * What stopped this side of a two-process run, for the user: {@code f} itself when it is a cause; when it only
-     * follows from the peer's end (a flushed completion, or the {@link Sync.Aborted} that unwound a wait), the
+     * follows from the peer's end (a flushed completion, or the {@link Aborted} that unwound a wait), the
      * failure {@link Sync} recorded, which says that the peer process went away; the watcher of the control
      * connection may take a moment longer to see that than this side took to see its connection break.
      */
     private static RuntimeException cause(Sync sync, RuntimeException f) {
-        boolean consequence = f instanceof Sync.Aborted || f instanceof PerfFailure p && p.isConsequence();
+        boolean consequence = f instanceof Aborted || f instanceof ToolFailure p && p.isConsequence();
         if (!consequence) {
             return f;
         }
         long deadline = System.nanoTime() + 2_000_000_000L;
         for (;;) {
             Throwable s = sync.failure();
-            if (s instanceof RuntimeException r && s != f && !(s instanceof Sync.Aborted)
-                    && !(s instanceof PerfFailure p && p.isConsequence())) {
+            if (s instanceof RuntimeException r && s != f && !(s instanceof Aborted)
+                    && !(s instanceof ToolFailure p && p.isConsequence())) {
                 return r;
             }
             if (System.nanoTime() - deadline >= 0) {
-                return s instanceof RuntimeException r && !(s instanceof Sync.Aborted) ? r : f;
+                return s instanceof RuntimeException r && !(s instanceof Aborted) ? r : f;
             }
             try {
                 Thread.sleep(10);
@@ -208,7 +208,7 @@ final class PerfRun {
             t.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PerfFailure("interrupted");
+            throw new ToolFailure("interrupted");
         }
     }
 

@@ -56,7 +56,7 @@ final class PerfSession {
     /** The peer's {@code length} bytes at {@code offset} of its region, as an RDMA target or source. */
     RmrTriplet remote(long offset, long length) {
         if (offset < 0 || offset + length > peer.length()) {
-            throw new PerfFailure(side.role + ": peer region too small for " + length + " bytes at " + offset);
+            throw new ToolFailure(side.role + ": peer region too small for " + length + " bytes at " + offset);
         }
         return new RmrTriplet(peer.rmrContext(), peer.address() + offset, length);
     }
@@ -66,7 +66,7 @@ final class PerfSession {
      * measurement's messages.
      *
      * @param next the measurement about to start
-     * @throws PerfFailure when a receive or request is still outstanding
+     * @throws ToolFailure when a receive or request is still outstanding
      */
     void checkIdle(String next) {
         Endpoint.Status st = side.ep.getStatus();
@@ -77,14 +77,14 @@ final class PerfSession {
         io.jdat.DatEvent e = new io.jdat.DatEvent();
         while ((!st.recvIdle() || !st.requestIdle()) && System.nanoTime() < deadline) {
             if (side.reqEvd.dequeue(e) || side.recvEvd.dequeue(e)) {
-                throw new PerfFailure(side.role + ": before " + next + ": unexpected " + e.eventNumber() + " "
-                        + Poller.statusName(e.status()) + " (cookie " + e.userCookie() + ")");
+                throw new ToolFailure(side.role + ": before " + next + ": unexpected " + e.eventNumber() + " "
+                        + CompletionText.statusName(e.status()) + " (cookie " + e.userCookie() + ")");
             }
             Thread.onSpinWait();
             st = side.ep.getStatus();
         }
         if (!st.recvIdle() || !st.requestIdle()) {
-            throw new PerfFailure(side.role + ": before " + next + ": Endpoint not idle (" + st + ")");
+            throw new ToolFailure(side.role + ": before " + next + ": Endpoint not idle (" + st + ")");
         }
     }
 }

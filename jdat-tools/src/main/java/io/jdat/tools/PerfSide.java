@@ -55,7 +55,7 @@ final class PerfSide implements AutoCloseable {
      * @param config the run settings
      * @param layout the region layout
      * @throws io.jdat.DatException from any DAT call
-     * @throws PerfFailure when the provider cannot run this configuration
+     * @throws ToolFailure when the provider cannot run this configuration
      */
     PerfSide(String role, PerfConfig config, BufferLayout layout) {
         this.role = role;
@@ -82,7 +82,7 @@ final class PerfSide implements AutoCloseable {
             ep = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, attr);
             if (config.sharedMemory()) {
                 if (!isShm(config.iaName())) {
-                    throw new PerfFailure("--memory shared needs an shm IA; \"" + config.iaName() + "\" is not one");
+                    throw new ToolFailure("--memory shared needs an shm IA; \"" + config.iaName() + "\" is not one");
                 }
                 // DAT shared memory: page-aligned, so BufferLayout.ALIGN holds; the provider finds it by address
                 shared = ShmMemory.allocate(layout.total());
@@ -107,23 +107,23 @@ final class PerfSide implements AutoCloseable {
         String ia = "IA \"" + c.iaName() + "\"";
         long msg = Math.max(c.maxSize(), c.bwSize());
         if (msg > iaAttr.maxMessageSize() && iaAttr.maxMessageSize() > 0) {
-            throw new PerfFailure(Sizes.format(msg) + " messages exceed max_message_size "
+            throw new ToolFailure(Sizes.format(msg) + " messages exceed max_message_size "
                     + Sizes.format(iaAttr.maxMessageSize()) + " of " + ia);
         }
         if (msg > iaAttr.maxRdmaSize() && iaAttr.maxRdmaSize() > 0) {
-            throw new PerfFailure(Sizes.format(msg) + " RDMA transfers exceed max_rdma_size "
+            throw new ToolFailure(Sizes.format(msg) + " RDMA transfers exceed max_rdma_size "
                     + Sizes.format(iaAttr.maxRdmaSize()) + " of " + ia);
         }
         if (providerAttr.maxPrivateDataSize() < PeerInfo.SIZE) {
-            throw new PerfFailure(ia + " carries only " + providerAttr.maxPrivateDataSize()
+            throw new ToolFailure(ia + " carries only " + providerAttr.maxPrivateDataSize()
                     + " bytes of private data, perf needs " + PeerInfo.SIZE);
         }
         if (2 * c.window() + 8 > iaAttr.maxDtoPerEp() || 2 * c.window() + 16 > iaAttr.maxEvdQlen()) {
-            throw new PerfFailure("--window " + c.window() + " is too large for " + ia + " (max_dto_per_ep "
+            throw new ToolFailure("--window " + c.window() + " is too large for " + ia + " (max_dto_per_ep "
                     + iaAttr.maxDtoPerEp() + ", max_evd_qlen " + iaAttr.maxEvdQlen() + ")");
         }
         if (!providerAttr.supportsMemType(MemType.VIRTUAL)) {
-            throw new PerfFailure(ia + " cannot register virtual memory (DAT_MEM_TYPE_VIRTUAL)");
+            throw new ToolFailure(ia + " cannot register virtual memory (DAT_MEM_TYPE_VIRTUAL)");
         }
     }
 

@@ -61,7 +61,7 @@ final class Poller {
      * @param length the expected transferred length
      * @param what   the operation, for messages (e.g. "send/recv 64 B receive")
      * @return the event (valid until the next call)
-     * @throws PerfFailure on a wrong completion or a timeout
+     * @throws ToolFailure on a wrong completion or a timeout
      */
     DatEvent dto(EventDispatcher evd, long cookie, long length, String what) {
         DatEvent e = event;
@@ -100,7 +100,7 @@ final class Poller {
      * @param offset   the word's offset (8-byte aligned)
      * @param expected the awaited value
      * @param what     the operation, for messages
-     * @throws PerfFailure on a timeout
+     * @throws ToolFailure on a timeout
      */
     void awaitWord(MemorySegment seg, long offset, long expected, String what) {
         if ((long) LONG.getAcquire(seg, offset) == expected) {
@@ -122,15 +122,15 @@ final class Poller {
      * what lets a software transport place the peer's RDMA Write on this thread (DAT has no other progress
      * call) instead of waking its progress thread. An event there is a failed write.
      *
-     * @throws PerfFailure on an event on {@code quiet}, or a timeout
+     * @throws ToolFailure on an event on {@code quiet}, or a timeout
      */
     void awaitWord(MemorySegment seg, long offset, long expected, String what, EventDispatcher quiet) {
         long spins = 0;
         long start = 0;
         while ((long) LONG.getAcquire(seg, offset) != expected) {
             if (quiet.dequeue(event)) {
-                throw new PerfFailure(side + ": " + what + ": unexpected " + event.eventNumber() + " "
-                        + Poller.statusName(event.status()) + " (cookie " + event.userCookie() + ")");
+                throw new ToolFailure(side + ": " + what + ": unexpected " + event.eventNumber() + " "
+                        + CompletionText.statusName(event.status()) + " (cookie " + event.userCookie() + ")");
             }
             if (++spins % CHECK_EVERY == 0) {
                 start = idle(start, what, expected);
@@ -146,7 +146,7 @@ final class Poller {
      * @param min    the awaited minimum
      * @param what   the operation, for messages
      * @return the word's value
-     * @throws PerfFailure on a timeout
+     * @throws ToolFailure on a timeout
      */
     long awaitAtLeast(MemorySegment seg, long offset, long min, String what) {
         long v;
@@ -178,7 +178,7 @@ final class Poller {
      * @param evd  the EVD
      * @param what what is awaited, for the timeout message
      * @return the event (valid until the next call)
-     * @throws PerfFailure on a timeout
+     * @throws ToolFailure on a timeout
      */
     DatEvent next(EventDispatcher evd, String what) {
         long start = System.nanoTime();
@@ -208,37 +208,28 @@ final class Poller {
         return start;
     }
 
-    /** What a flushed completion means, for users. */
-    static final String BROKE = " (the connection broke: the peer failed, was stopped or became unreachable; its "
-            + "output says why)";
-
-    private PerfFailure timeout(String what) {
-        return new PerfFailure(side + ": " + what + ": nothing arrived within " + timeoutNanos / 1_000_000_000L
+    private ToolFailure timeout(String what) {
+        return new ToolFailure(side + ": " + what + ": nothing arrived within " + timeoutNanos / 1_000_000_000L
                 + " s");
     }
 
-    private PerfFailure badCompletion(DatEvent e, long cookie, long length, String what) {
+    private ToolFailure badCompletion(DatEvent e, long cookie, long length, String what) {
         if (e.eventNumber() != EventNumber.DTO_COMPLETION_EVENT) {
-            return new PerfFailure(side + ": " + what + " #" + cookie + ": unexpected " + e.eventNumber());
+            return new ToolFailure(side + ": " + what + " #" + cookie + ": unexpected " + e.eventNumber());
         }
         if (e.status() == DtoCompletionStatus.ERR_FLUSHED) {
-            return new PerfFailure(side + ": " + what + " #" + e.userCookie() + " completed with "
-                    + statusName(e.status()) + BROKE, true);
+            return new ToolFailure(side + ": " + what + " #" + e.userCookie() + " completed with "
+                    + CompletionText.statusName(e.status()) + CompletionText.BROKE, true);
         }
         if (e.status() != DtoCompletionStatus.SUCCESS) {
-            return new PerfFailure(side + ": " + what + " #" + e.userCookie() + " completed with "
-                    + statusName(e.status()));
+            return new ToolFailure(side + ": " + what + " #" + e.userCookie() + " completed with "
+                    + CompletionText.statusName(e.status()));
         }
         if (e.userCookie() != cookie) {
-            return new PerfFailure(side + ": " + what + ": completion #" + e.userCookie() + " arrived, expected #"
+            return new ToolFailure(side + ": " + what + ": completion #" + e.userCookie() + " arrived, expected #"
                     + cookie);
         }
-        return new PerfFailure(side + ": " + what + " #" + cookie + ": " + e.transferredLength()
+        return new ToolFailure(side + ": " + what + " #" + cookie + ": " + e.transferredLength()
                 + " bytes transferred, expected " + length);
-    }
-
-    /** The C name of a completion status, e.g. {@code DAT_DTO_ERR_FLUSHED}. */
-    static String statusName(DtoCompletionStatus s) {
-        return s == DtoCompletionStatus.RMR_OPERATION_FAILED ? "DAT_RMR_OPERATION_FAILED" : "DAT_DTO_" + s.name();
     }
 }

@@ -125,7 +125,7 @@ final class ResultTable {
         PerfSide[] sides = server == null ? new PerfSide[] {client} : new PerfSide[] {client, server};
         if (json) {
             for (PerfSide s : sides) {
-                countLines.add(TxReport.str(s.role + " IA") + ":" + CounterFormat.json(s.ia.counters()));
+                countLines.add(Json.str(s.role + " IA") + ":" + CounterFormat.json(s.ia.counters()));
             }
             return;
         }
@@ -145,7 +145,7 @@ final class ResultTable {
     synchronized void header(PerfSide client, SocketAddress serverAddress) {
         ProviderAttr p = client.providerAttr;
         provider = p.providerName() + " " + p.providerVersionMajor() + "." + p.providerVersionMinor();
-        address = TxClient.display(serverAddress);
+        address = PeerAddress.display(serverAddress);
         if (json) {
             return;
         }
@@ -157,7 +157,7 @@ final class ResultTable {
         out.printf(Locale.ROOT, "jdat perf: provider %s %d.%d (uDAPL %d.%d), IA \"%s\", address %s, "
                 + "connection qualifier %d%n",
                 p.providerName(), p.providerVersionMajor(), p.providerVersionMinor(), p.daplVersionMajor(),
-                p.daplVersionMinor(), config.iaName(), TxClient.display(serverAddress), config.connQual());
+                p.daplVersionMinor(), config.iaName(), PeerAddress.display(serverAddress), config.connQual());
         StringBuilder settings = new StringBuilder("JDK ").append(VersionProvider.jvm());
         if (config.latency()) {
             settings.append(config.timed()
@@ -249,9 +249,9 @@ final class ResultTable {
         if (!json) {
             return;
         }
-        StringBuilder b = new StringBuilder("{\"provider\":").append(TxReport.str(provider))
-                .append(",\"ia\":").append(TxReport.str(config.iaName()))
-                .append(",\"address\":").append(TxReport.str(address))
+        StringBuilder b = new StringBuilder("{\"provider\":").append(Json.str(provider))
+                .append(",\"ia\":").append(Json.str(config.iaName()))
+                .append(",\"address\":").append(Json.str(address))
                 .append(",\"iterations\":").append(config.iterations()).append(",\"warmup\":").append(config.warmup())
                 .append(",\"window\":").append(config.window())
                 .append(",\"bw_bytes\":").append(config.bwBytes())
@@ -264,7 +264,7 @@ final class ResultTable {
                 .append(",\"results\":[");
         for (int i = 0; i < rows.size(); i++) {
             PerfResult r = rows.get(i);
-            b.append(i == 0 ? "" : ",").append("{\"operation\":").append(TxReport.str(r.operation()))
+            b.append(i == 0 ? "" : ",").append("{\"operation\":").append(Json.str(r.operation()))
                     .append(",\"size\":").append(r.size())
                     .append(",\"count\":").append(r.count())
                     .append(",\"min_us\":").append(json(r.minMicros()))
@@ -277,7 +277,7 @@ final class ResultTable {
                     .append(",\"mb_per_s\":").append(json(r.mbPerSecond()))
                     .append(",\"msg_per_s\":").append(json(r.msgPerSecond()));
             if (outputs.hgrmDir() != null && r.isLatency()) {
-                b.append(",\"hgrm\":").append(TxReport.str(Hgrm.path(outputs.hgrmDir(), r).toString()));
+                b.append(",\"hgrm\":").append(Json.str(Hgrm.path(outputs.hgrmDir(), r).toString()));
             }
             b.append('}');
         }
@@ -308,7 +308,7 @@ final class ResultTable {
     private static String list(java.util.List<String> items) {
         StringBuilder b = new StringBuilder("[");
         for (int i = 0; i < items.size(); i++) {
-            b.append(i == 0 ? "" : ",").append(TxReport.str(items.get(i)));
+            b.append(i == 0 ? "" : ",").append(Json.str(items.get(i)));
         }
         return b.append(']').toString();
     }

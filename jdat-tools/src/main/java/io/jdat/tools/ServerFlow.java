@@ -39,14 +39,14 @@ final class ServerFlow implements Runnable {
 
         DatEvent ev = s.poller.next(me.crEvd, "connection request");
         if (ev.eventNumber() != EventNumber.CONNECTION_REQUEST_EVENT) {
-            throw new PerfFailure("server: expected a connection request, got " + ev.eventNumber());
+            throw new ToolFailure("server: expected a connection request, got " + ev.eventNumber());
         }
         ConnectionRequest cr = ev.cr();
         PeerInfo client;
         try {
             client = PeerInfo.decode(cr.query(CrParam.FIELD_ALL).privateData(), PeerInfo.CLIENT, layout.total(),
                     "server: connection request");
-        } catch (PerfFailure f) {
+        } catch (ToolFailure f) {
             cr.reject();
             throw f;
         }
@@ -66,7 +66,7 @@ final class ServerFlow implements Runnable {
     private static void expect(PerfSession s, EventNumber n, String what) {
         DatEvent ev = s.poller.next(s.side.connEvd, what);
         if (ev.eventNumber() != n) {
-            throw new PerfFailure("server: " + what + ": expected " + n + ", got " + ev.eventNumber());
+            throw new ToolFailure("server: " + what + ": expected " + n + ", got " + ev.eventNumber());
         }
     }
 }

@@ -302,7 +302,7 @@ record Stream(Kind kind, long size) implements Measurement {
         long head = m.get(ValueLayout.JAVA_LONG, off);
         long tail = m.get(ValueLayout.JAVA_LONG, off + size - 8);
         if (head != stamp || tail != stamp) {
-            throw new PerfFailure("data verification failed: " + what + ": stamps " + head + "/" + tail
+            throw new ToolFailure("data verification failed: " + what + ": stamps " + head + "/" + tail
                     + ", expected " + stamp);
         }
     }

@@ -113,7 +113,7 @@ final class Sync {
             try {
                 return Long.parseLong(theirs);
             } catch (NumberFormatException e) {
-                throw new PerfFailure("server: phase '" + phase + "': the client sent '" + theirs + "' instead of a "
+                throw new ToolFailure("server: phase '" + phase + "': the client sent '" + theirs + "' instead of a "
                         + "count: do both sides run the same jdat version?");
             }
         }
@@ -127,21 +127,21 @@ final class Sync {
             try {
                 if (phaser.awaitAdvanceInterruptibly(p, SLICE_NANOS, TimeUnit.NANOSECONDS) < 0) {
                     checkAborted();
-                    throw new PerfFailure("run terminated in phase '" + phase + "'");
+                    throw new ToolFailure("run terminated in phase '" + phase + "'");
                 }
                 return p;
             } catch (TimeoutException e) {
                 checkAborted();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new PerfFailure("interrupted in phase '" + phase + "'");
+                throw new ToolFailure("interrupted in phase '" + phase + "'");
             }
         }
     }
 
     /**
      * Records a failure and aborts the other side. The first failure wins, except that a real cause replaces
-     * a {@linkplain PerfFailure#isConsequence() consequence} (a flushed completion) seen first.
+     * a {@linkplain ToolFailure#isConsequence() consequence} (a flushed completion) seen first.
      *
      * @param t the failure
      */
@@ -153,7 +153,7 @@ final class Sync {
     }
 
     private static boolean consequence(Throwable t) {
-        return t instanceof PerfFailure f && f.isConsequence();
+        return t instanceof ToolFailure f && f.isConsequence();
     }
 
     /** The first failure, or {@code null}. */
@@ -184,14 +184,5 @@ final class Sync {
     /** The server's IA address (after the "listening" barrier). */
     SocketAddress serverAddress() {
         return serverAddress;
-    }
-
-    /** Thrown on the side that stops because the other one failed; never reported itself. */
-    static final class Aborted extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Aborted() {
-            super("aborted because the peer failed", null, false, false);
-        }
     }
 }

@@ -12,13 +12,13 @@ final class TxAbort {
 
     /** Records a failure (the first one that is not a mere consequence wins) and aborts the run. */
     void fail(Throwable t) {
-        failure.accumulateAndGet(t, (cur, nu) -> cur == null || cur instanceof Sync.Aborted
-                || consequence(cur) && !(nu instanceof Sync.Aborted) && !consequence(nu) ? nu : cur);
+        failure.accumulateAndGet(t, (cur, nu) -> cur == null || cur instanceof Aborted
+                || consequence(cur) && !(nu instanceof Aborted) && !consequence(nu) ? nu : cur);
         aborted = true;
     }
 
     private static boolean consequence(Throwable t) {
-        return t instanceof PerfFailure f && f.isConsequence();
+        return t instanceof ToolFailure f && f.isConsequence();
     }
 
     /** The first failure, or {@code null}. */
@@ -31,10 +31,10 @@ final class TxAbort {
         return aborted;
     }
 
-    /** Throws {@link Sync.Aborted} when another thread failed. */
+    /** Throws {@link Aborted} when another thread failed. */
     void check() {
         if (aborted) {
-            throw new Sync.Aborted();
+            throw new Aborted();
         }
     }
 }

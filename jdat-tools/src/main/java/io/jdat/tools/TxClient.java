@@ -44,7 +44,7 @@ final class TxClient implements AutoCloseable {
         }
         result = new TxResult(config);
         result.provider = TxServer.provider(side);
-        result.address = display(server) + " qualifier " + config.connQual();
+        result.address = PeerAddress.display(server) + " qualifier " + config.connQual();
     }
 
     /** Runs every thread to its end; failures go to the abort flag. */
@@ -85,7 +85,7 @@ final class TxClient implements AutoCloseable {
         for (TxEndpoint e : eps) {
             DatEvent ev = e.next(e.connEvd, "connection");
             if (ev.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
-                throw new PerfFailure("connecting to " + display(server) + " qualifier " + config.connQual() + " failed: "
+                throw new ToolFailure("connecting to " + PeerAddress.display(server) + " qualifier " + config.connQual() + " failed: "
                         + ev.eventNumber().datName() + hint(ev.eventNumber()));
             }
             TxWire.checkWelcome(ev.privateData(), e.name);
@@ -102,11 +102,6 @@ final class TxClient implements AutoCloseable {
         for (TxEndpoint e : eps) {
             e.awaitConnection(EventNumber.CONNECTION_EVENT_DISCONNECTED, "disconnect");
         }
-    }
-
-    /** An address as a user writes it: {@code 127.0.0.1}, not {@code /127.0.0.1:0}. */
-    static String display(SocketAddress a) {
-        return a instanceof java.net.InetSocketAddress i ? i.getHostString() : String.valueOf(a);
     }
 
     private static String hint(EventNumber n) {

@@ -68,11 +68,11 @@ public class TxCommand implements Callable<Integer> {
                 description = "Be the server of a two-process run: listen, serve one run, exit 0 on PASS.")
         boolean server;
 
-        @Option(names = "--client", paramLabel = "ADDR", required = true, converter = TxAddress.Converter.class,
+        @Option(names = "--client", paramLabel = "ADDR", required = true, converter = PeerAddress.Converter.class,
                 description = "Be the client of a two-process run, connecting to ADDR: HOST[:QUALIFIER] "
                         + "(tcp: QUALIFIER is the port), [IPv6]:QUALIFIER, mem:NAME, or for shm the server IA's "
                         + "directory /PATH[:QUALIFIER] or shm:NAME[:QUALIFIER].")
-        TxAddress client;
+        PeerAddress client;
     }
 
     @Option(names = "--conn-qual", paramLabel = "QUAL", defaultValue = "18516",
@@ -130,7 +130,7 @@ public class TxCommand implements Callable<Integer> {
     public Integer call() {
         IaNames.require(spec, "--ia", ia);
         if (mode != null && mode.client != null) {
-            IaNames.requireAddressFits(spec, ia, mode.client.address(), TxClient.display(mode.client.address()));
+            IaNames.requireAddressFits(spec, ia, mode.client.address(), PeerAddress.display(mode.client.address()));
         }
         require(threads >= 1 && threads <= TxConfig.MAX_THREADS, "--threads must be 1.." + TxConfig.MAX_THREADS);
         require(eps >= 1 && eps <= TxConfig.MAX_EPS, "--eps must be 1.." + TxConfig.MAX_EPS);
@@ -157,7 +157,7 @@ public class TxCommand implements Callable<Integer> {
             role = "server";
             r = TxRun.server(ia, connQual, poll, timeout, acceptTimeout, spec.commandLine().getErr(), a -> {
                 if (!json) {
-                    spec.commandLine().getErr().println("jdat tx server: IA \"" + ia + "\" listening at " + TxClient.display(a)
+                    spec.commandLine().getErr().println("jdat tx server: IA \"" + ia + "\" listening at " + PeerAddress.display(a)
                             + " qualifier " + connQual);
                     spec.commandLine().getErr().flush();
                 }

@@ -167,11 +167,11 @@ final class TxEndpoint {
      * Takes the peer's data region.
      *
      * @param r the peer's region
-     * @throws PerfFailure when it is too small for the layout
+     * @throws ToolFailure when it is too small for the layout
      */
     void peer(TxWire.Region r) {
         if (r.length() < data.byteSize()) {
-            throw new PerfFailure(name + ": the peer's data region has " + r.length() + " bytes, the run needs "
+            throw new ToolFailure(name + ": the peer's data region has " + r.length() + " bytes, the run needs "
                     + data.byteSize());
         }
         for (int k = 0; k < remote.length; k++) {
@@ -423,7 +423,7 @@ final class TxEndpoint {
     private void checkLength(long i, int slot, long length, String what, boolean recv) {
         long got = recv ? recvLength[slot] : reqLength[slot];
         if (length >= 0 && got != length) {
-            throw new PerfFailure(name + ": " + what + (recv ? " receive" : "") + " iteration " + i + ": "
+            throw new ToolFailure(name + ": " + what + (recv ? " receive" : "") + " iteration " + i + ": "
                     + got + " bytes transferred, expected " + length);
         }
     }
@@ -432,25 +432,25 @@ final class TxEndpoint {
     private void take(EventDispatcher evd, long[] mark, boolean recv, String what, long i, int slot) {
         DatEvent e = next(evd, what + " (iteration " + i + ")");
         if (e.eventNumber() != EventNumber.DTO_COMPLETION_EVENT) {
-            throw new PerfFailure(name + ": " + what + ": unexpected " + e.eventNumber());
+            throw new ToolFailure(name + ": " + what + ": unexpected " + e.eventNumber());
         }
         long c = e.userCookie();
         int s = (int) (c & 0xFF);
         long it = c >>> 8;
         if (e.status() != DtoCompletionStatus.SUCCESS) {
-            throw new PerfFailure(name + ": " + (recv ? "receive" : "request") + " #" + it + "/" + s
-                    + " completed with " + Poller.statusName(e.status())
-                    + (e.status() == DtoCompletionStatus.ERR_FLUSHED ? Poller.BROKE : ""),
+            throw new ToolFailure(name + ": " + (recv ? "receive" : "request") + " #" + it + "/" + s
+                    + " completed with " + CompletionText.statusName(e.status())
+                    + (e.status() == DtoCompletionStatus.ERR_FLUSHED ? CompletionText.BROKE : ""),
                     e.status() == DtoCompletionStatus.ERR_FLUSHED);
         }
         if (s >= mark.length || s == 0 || (s >= SLOT_DONE + 1 && s < SLOT_OP)) {
-            throw new PerfFailure(name + ": completion with a cookie this endpoint never posted: 0x"
+            throw new ToolFailure(name + ": completion with a cookie this endpoint never posted: 0x"
                     + Long.toHexString(c));
         }
         // Each slot completes once per iteration, in order (the control message slot skips from the setup
         // to FIN): an older iteration is a duplicate, a newer one means one went missing.
         if (it < mark[s] || it > mark[s] && s != SLOT_MSG) {
-            throw new PerfFailure(name + ": " + (it < mark[s] ? "duplicate" : "out-of-order") + " completion of "
+            throw new ToolFailure(name + ": " + (it < mark[s] ? "duplicate" : "out-of-order") + " completion of "
                     + slotName(s) + " iteration " + it + " (last seen " + (mark[s] - 1) + ") while waiting for "
                     + what);
         }
@@ -500,7 +500,7 @@ final class TxEndpoint {
     private void idle(long start, String what) {
         abort.check();
         if (System.nanoTime() - start > timeoutNanos) {
-            throw new PerfFailure(name + ": " + what + ": nothing arrived within " + timeoutNanos / 1_000_000_000L
+            throw new ToolFailure(name + ": " + what + ": nothing arrived within " + timeoutNanos / 1_000_000_000L
                     + " s");
         }
     }
@@ -509,7 +509,7 @@ final class TxEndpoint {
     DatEvent awaitConnection(EventNumber expected, String what) {
         DatEvent e = next(connEvd, what);
         if (e.eventNumber() != expected) {
-            throw new PerfFailure(name + ": " + what + ": expected " + expected + ", got " + e.eventNumber());
+            throw new ToolFailure(name + ": " + what + ": expected " + expected + ", got " + e.eventNumber());
         }
         return e;
     }

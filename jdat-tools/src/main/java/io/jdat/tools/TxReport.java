@@ -69,11 +69,11 @@ final class TxReport {
         TxConfig c = r.config;
         StringBuilder b = new StringBuilder();
         b.append("{\"result\":\"").append(r.passed() ? "PASS" : "FAIL").append('"');
-        b.append(",\"role\":").append(str(role));
-        b.append(",\"provider\":").append(str(r.provider));
-        b.append(",\"ia\":").append(str(c.iaName()));
+        b.append(",\"role\":").append(Json.str(role));
+        b.append(",\"provider\":").append(Json.str(r.provider));
+        b.append(",\"ia\":").append(Json.str(c.iaName()));
         if (!r.address.isEmpty()) {
-            b.append(",\"server\":").append(str(r.address));
+            b.append(",\"server\":").append(Json.str(r.address));
         }
         b.append(",\"threads\":").append(c.threads()).append(",\"endpoints_per_thread\":").append(c.eps());
         b.append(",\"iterations\":").append(c.iterations()).append(",\"poll\":").append(c.poll());
@@ -81,9 +81,9 @@ final class TxReport {
         for (int k = 0; k < c.ops().size(); k++) {
             TxOp op = c.ops().get(k);
             long v = r.validated(k);
-            b.append(k == 0 ? "" : ",").append("{\"op\":").append(str(op.toString()))
-                    .append(",\"poster\":").append(str(op.byServer() ? "server" : "client"))
-                    .append(",\"kind\":").append(str(op.kind().label))
+            b.append(k == 0 ? "" : ",").append("{\"op\":").append(Json.str(op.toString()))
+                    .append(",\"poster\":").append(Json.str(op.byServer() ? "server" : "client"))
+                    .append(",\"kind\":").append(Json.str(op.kind().label))
                     .append(",\"segments\":").append(op.segments()).append(",\"segment_size\":").append(op.size())
                     .append(",\"expected\":").append(c.executionsPerOp()).append(",\"validated\":").append(v)
                     .append(",\"bytes\":").append(v * op.bytes()).append(",\"errors\":").append(r.wrong(k)).append('}');
@@ -95,39 +95,17 @@ final class TxReport {
         b.append(",\"counters\":{");
         List<TxResult.Counts> counts = r.counts();
         for (int i = 0; i < counts.size(); i++) {
-            b.append(i == 0 ? "" : ",").append(str(counts.get(i).what())).append(':')
+            b.append(i == 0 ? "" : ",").append(Json.str(counts.get(i).what())).append(':')
                     .append(CounterFormat.json(counts.get(i).counters()));
         }
         b.append("},\"errors\":[");
         List<String> errors = r.errorLines();
         for (int i = 0; i < errors.size(); i++) {
-            b.append(i == 0 ? "" : ",").append(str(errors.get(i)));
+            b.append(i == 0 ? "" : ",").append(Json.str(errors.get(i)));
         }
         b.append("]}");
         out.println(b);
         out.flush();
     }
 
-    /** A JSON string. */
-    static String str(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            switch (ch) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (ch < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
-                    } else {
-                        b.append(ch);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
-    }
 }

@@ -115,7 +115,7 @@ final class TxRun {
 
     private static void finish(TxResult r, TxAbort abort) {
         Throwable f = abort.failure();
-        if (f != null && !(f instanceof Sync.Aborted)) {
+        if (f != null && !(f instanceof Aborted)) {
             r.fatal(f);
         }
     }
@@ -125,12 +125,12 @@ final class TxRun {
         try {
             st.join(timeoutSeconds * 1000L + 1000);
             if (st.isAlive()) {
-                abort.fail(new PerfFailure("server: did not finish within " + timeoutSeconds + " s after the client"));
+                abort.fail(new ToolFailure("server: did not finish within " + timeoutSeconds + " s after the client"));
                 st.join();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PerfFailure("interrupted");
+            throw new ToolFailure("interrupted");
         }
     }
 
@@ -141,7 +141,7 @@ final class TxRun {
                 t.join();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new PerfFailure("interrupted");
+                throw new ToolFailure("interrupted");
             }
         }
     }

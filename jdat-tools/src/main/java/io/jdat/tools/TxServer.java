@@ -96,14 +96,14 @@ final class TxServer implements AutoCloseable {
                 abort.check();
                 long limit = first == null ? firstTimeoutSeconds : timeoutSeconds;
                 if (limit > 0 && System.nanoTime() - start > limit * 1_000_000_000L) {
-                    throw new PerfFailure("server: " + (first == null ? "no client connected" : "only " + accepted
+                    throw new ToolFailure("server: " + (first == null ? "no client connected" : "only " + accepted
                             + " of " + first.threads() * first.eps() + " endpoints connected") + " within "
                             + limit + " s");
                 }
                 continue;
             }
             if (ev.eventNumber() != EventNumber.CONNECTION_REQUEST_EVENT) {
-                throw new PerfFailure("server: unexpected " + ev.eventNumber() + " on the PSP's EVD");
+                throw new ToolFailure("server: unexpected " + ev.eventNumber() + " on the PSP's EVD");
             }
             ConnectionRequest cr = ev.cr();
             TxWire.Hello h;
@@ -112,17 +112,17 @@ final class TxServer implements AutoCloseable {
                 if (h.threads() < 1 || h.threads() > TxConfig.MAX_THREADS || h.eps() < 1 || h.eps() > TxConfig.MAX_EPS
                         || h.threads() * h.eps() > TxConfig.MAX_ENDPOINTS || h.thread() >= h.threads()
                         || h.ep() >= h.eps()) {
-                    throw new PerfFailure("connection request for thread " + h.thread() + " endpoint " + h.ep()
+                    throw new ToolFailure("connection request for thread " + h.thread() + " endpoint " + h.ep()
                             + " of " + h.threads() + " x " + h.eps());
                 }
                 if (first != null && (h.runId() != first.runId() || h.threads() != first.threads()
                         || h.eps() != first.eps())) {
-                    throw new PerfFailure("connection request of another run while one is being set up");
+                    throw new ToolFailure("connection request of another run while one is being set up");
                 }
                 if (byThread != null && byThread[h.thread()][h.ep()] != null) {
-                    throw new PerfFailure("second connection request for thread " + h.thread() + " endpoint " + h.ep());
+                    throw new ToolFailure("second connection request for thread " + h.thread() + " endpoint " + h.ep());
                 }
-            } catch (PerfFailure f) {
+            } catch (ToolFailure f) {
                 note("rejected a connection request: " + f.getMessage());
                 cr.reject();
                 continue;
@@ -151,7 +151,7 @@ final class TxServer implements AutoCloseable {
                         timeoutSeconds, c.runId());
                 if (c.runId() != first.runId() || c.threads() != first.threads() || c.eps() != first.eps()
                         || c.iterations() < 1) {
-                    throw new PerfFailure("server: CONFIG does not match the connection requests");
+                    throw new ToolFailure("server: CONFIG does not match the connection requests");
                 }
                 side.checkLimits(config);
                 TxResult r = new TxResult(config);
@@ -159,7 +159,7 @@ final class TxServer implements AutoCloseable {
                 result = r;
             } else if (c.runId() != config.runId() || c.iterations() != config.iterations()
                     || !c.ops().equals(config.ops())) {
-                throw new PerfFailure(e.name + ": CONFIG differs from the first endpoint's");
+                throw new ToolFailure(e.name + ": CONFIG differs from the first endpoint's");
             }
             e.configure(config);
             e.errors(result);

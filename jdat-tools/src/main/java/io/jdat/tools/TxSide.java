@@ -39,10 +39,10 @@ final class TxSide implements AutoCloseable {
             iaAttr = q.iaAttr();
             providerAttr = q.providerAttr();
             if (!providerAttr.supportsMemType(MemType.VIRTUAL)) {
-                throw new PerfFailure("IA \"" + iaName + "\" cannot register virtual memory (DAT_MEM_TYPE_VIRTUAL)");
+                throw new ToolFailure("IA \"" + iaName + "\" cannot register virtual memory (DAT_MEM_TYPE_VIRTUAL)");
             }
             if (providerAttr.maxPrivateDataSize() < TxWire.CONNECT_PD) {
-                throw new PerfFailure("IA \"" + iaName + "\" carries only " + providerAttr.maxPrivateDataSize()
+                throw new ToolFailure("IA \"" + iaName + "\" carries only " + providerAttr.maxPrivateDataSize()
                         + " bytes of private data, jdat tx needs " + TxWire.CONNECT_PD);
             }
             pz = ProtectionZone.create(ia);
@@ -56,7 +56,7 @@ final class TxSide implements AutoCloseable {
      * Checks that this IA can run the op list.
      *
      * @param c the run
-     * @throws PerfFailure naming the limit that is exceeded
+     * @throws ToolFailure naming the limit that is exceeded
      */
     void checkLimits(TxConfig c) {
         String name = "IA \"" + iaName + "\"";
@@ -64,11 +64,11 @@ final class TxSide implements AutoCloseable {
         for (TxOp op : c.ops()) {
             long bytes = op.bytes();
             if (op.kind() == TxOp.Kind.SEND && iaAttr.maxMessageSize() > 0 && bytes > iaAttr.maxMessageSize()) {
-                throw new PerfFailure("--op " + op + ": " + bytes + " bytes exceed max_message_size "
+                throw new ToolFailure("--op " + op + ": " + bytes + " bytes exceed max_message_size "
                         + iaAttr.maxMessageSize() + " of " + name);
             }
             if (op.kind() != TxOp.Kind.SEND && iaAttr.maxRdmaSize() > 0 && bytes > iaAttr.maxRdmaSize()) {
-                throw new PerfFailure("--op " + op + ": " + bytes + " bytes exceed max_rdma_size "
+                throw new ToolFailure("--op " + op + ": " + bytes + " bytes exceed max_rdma_size "
                         + iaAttr.maxRdmaSize() + " of " + name);
             }
             int maxIov = switch (op.kind()) {
@@ -77,7 +77,7 @@ final class TxSide implements AutoCloseable {
                 case RDMA_READ -> Math.min(iaAttr.maxIovSegmentsPerDto(), iaAttr.maxIovSegmentsPerRdmaRead());
             };
             if (maxIov > 0 && op.segments() > maxIov) {
-                throw new PerfFailure("--op " + op + ": " + op.segments() + " segments exceed the " + maxIov
+                throw new ToolFailure("--op " + op + ": " + op.segments() + " segments exceed the " + maxIov
                         + " of " + name);
             }
             if (op.kind() == TxOp.Kind.RDMA_READ) {
@@ -86,15 +86,15 @@ final class TxSide implements AutoCloseable {
         }
         int maxReads = Math.min(iaAttr.maxRdmaReadPerEpIn(), iaAttr.maxRdmaReadPerEpOut());
         if (reads > maxReads) {
-            throw new PerfFailure(reads + " RDMA Reads per iteration exceed the " + maxReads
+            throw new ToolFailure(reads + " RDMA Reads per iteration exceed the " + maxReads
                     + " outstanding reads per endpoint of " + name);
         }
         if (iaAttr.maxEps() > 0 && c.totalEps() > iaAttr.maxEps()) {
-            throw new PerfFailure(c.totalEps() + " endpoints exceed max_eps " + iaAttr.maxEps() + " of " + name);
+            throw new ToolFailure(c.totalEps() + " endpoints exceed max_eps " + iaAttr.maxEps() + " of " + name);
         }
         int dtos = c.ops().size() + 4;
         if (dtos > iaAttr.maxDtoPerEp() || dtos > iaAttr.maxEvdQlen()) {
-            throw new PerfFailure(c.ops().size() + " operations are too many for " + name + " (max_dto_per_ep "
+            throw new ToolFailure(c.ops().size() + " operations are too many for " + name + " (max_dto_per_ep "
                     + iaAttr.maxDtoPerEp() + ", max_evd_qlen " + iaAttr.maxEvdQlen() + ")");
         }
     }

@@ -54,14 +54,14 @@ final class TxWire {
 
         static Hello decode(byte[] pd) {
             if (pd.length != CONNECT_PD) {
-                throw new PerfFailure("connection request with " + pd.length + " bytes of private data: not a "
+                throw new ToolFailure("connection request with " + pd.length + " bytes of private data: not a "
                         + "jdat tx client");
             }
             ByteBuffer b = ByteBuffer.wrap(pd);
             long magic = b.getLong();
             int version = b.getShort();
             if (magic != MAGIC || version != VERSION) {
-                throw new PerfFailure("connection request from something that is not a jdat tx client of "
+                throw new ToolFailure("connection request from something that is not a jdat tx client of "
                         + "version " + VERSION + " (magic 0x" + Long.toHexString(magic) + ", version " + version + ")");
             }
             int thread = b.getShort() & 0xFFFF;
@@ -82,7 +82,7 @@ final class TxWire {
     static void checkWelcome(byte[] pd, String where) {
         ByteBuffer b = ByteBuffer.wrap(pd);
         if (pd.length != ACCEPT_PD || b.getLong() != MAGIC || b.getShort() != VERSION) {
-            throw new PerfFailure(where + ": the server is not a jdat tx server of version " + VERSION);
+            throw new ToolFailure(where + ": the server is not a jdat tx server of version " + VERSION);
         }
     }
 
@@ -128,18 +128,18 @@ final class TxWire {
         int n = m.get(INT, p);
         p += 4;
         if (n < 1 || n > TxConfig.MAX_OPS || p + 16L * n - off != length) {
-            throw new PerfFailure(where + ": CONFIG with a bad op count " + n);
+            throw new ToolFailure(where + ": CONFIG with a bad op count " + n);
         }
         List<TxOp> ops = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int k = m.get(INT, p);
             if ((k & 0xFF) >= TxOp.Kind.values().length || (k & ~0x1FF) != 0) {
-                throw new PerfFailure(where + ": CONFIG with a bad operation code " + k);
+                throw new ToolFailure(where + ": CONFIG with a bad operation code " + k);
             }
             try {
                 ops.add(new TxOp((k & 0x100) != 0, TxOp.Kind.values()[k & 0xFF], m.get(INT, p + 4), m.get(LONG, p + 8)));
             } catch (IllegalArgumentException e) {
-                throw new PerfFailure(where + ": CONFIG with a bad operation: " + e.getMessage());
+                throw new ToolFailure(where + ": CONFIG with a bad operation: " + e.getMessage());
             }
             p += 16;
         }
@@ -156,7 +156,7 @@ final class TxWire {
     static Region readInfo(MemorySegment m, long off, long length, long runId, String where) {
         long p = expect(m, off, length, INFO, 8 + 8 + 20, where);
         if (m.get(LONG, p) != runId) {
-            throw new PerfFailure(where + ": INFO of another run");
+            throw new ToolFailure(where + ": INFO of another run");
         }
         return region(m, p + 8);
     }
@@ -173,7 +173,7 @@ final class TxWire {
         long p = expect(m, off, length, kind, SMALL, where);
         long got = m.get(LONG, p);
         if (got != iteration || m.get(LONG, p + 8) != ~iteration) {
-            throw new PerfFailure(where + ": " + name(kind) + " for iteration " + got + ", expected " + iteration);
+            throw new ToolFailure(where + ": " + name(kind) + " for iteration " + got + ", expected " + iteration);
         }
     }
 
@@ -197,7 +197,7 @@ final class TxWire {
         into.errors = m.get(LONG, p);
         int n = m.get(INT, p + 8);
         if (n != into.validated.length || length != 20 + 16L * n) {
-            throw new PerfFailure(where + ": FIN for " + n + " operations, expected " + into.validated.length);
+            throw new ToolFailure(where + ": FIN for " + n + " operations, expected " + into.validated.length);
         }
         p += 12;
         for (int i = 0; i < n; i++) {
@@ -217,11 +217,11 @@ final class TxWire {
         int magic = m.get(INT, off);
         int got = m.get(INT, off + 4);
         if (length < 8 || magic != (int) (MAGIC >>> 32) || got != kind) {
-            throw new PerfFailure(where + ": expected a " + name(kind) + " message, got "
+            throw new ToolFailure(where + ": expected a " + name(kind) + " message, got "
                     + (length < 8 || magic != (int) (MAGIC >>> 32) ? length + " bytes of something else" : name(got)));
         }
         if (length < min) {
-            throw new PerfFailure(where + ": " + name(kind) + " message of " + length + " bytes, expected " + min);
+            throw new ToolFailure(where + ": " + name(kind) + " message of " + length + " bytes, expected " + min);
         }
         return off + 8;
     }

@@ -188,7 +188,7 @@ class PerfCommandTest {
         PerfConfig c = config(qual());
         int openBefore = Registry.openCount("mem");
         StringWriter out = new StringWriter();
-        PerfFailure f = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThrows(PerfFailure.class,
+        ToolFailure f = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThrows(ToolFailure.class,
                 () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c), List.of(new CorruptingEcho()))));
         assertTrue(f.getMessage().startsWith("data verification failed: client: RDMA write ping-pong 64 B echo"),
                 f.getMessage());
@@ -212,7 +212,7 @@ class PerfCommandTest {
 
             @Override
             public void server(PerfSession s) {
-                throw new PerfFailure("injected server failure");
+                throw new ToolFailure("injected server failure");
             }
 
             @Override
@@ -222,7 +222,7 @@ class PerfCommandTest {
         };
         StringWriter out = new StringWriter();
         long t0 = System.nanoTime();
-        PerfFailure f = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThrows(PerfFailure.class,
+        ToolFailure f = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertThrows(ToolFailure.class,
                 () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c), List.of(failing))));
         assertEquals("injected server failure", f.getMessage());
         assertTrue(System.nanoTime() - t0 < 4_000_000_000L, "the client waited for its timeout instead of aborting");

@@ -309,7 +309,7 @@ class PerfOptionsTest {
             }
             assertTrue(refused, "no dat_evd_wait waiter was seen");
             Throwable t = waiting.get(10, TimeUnit.SECONDS);
-            assertTrue(t instanceof PerfFailure && t.getMessage().contains("nothing arrived within 2 s"), "" + t);
+            assertTrue(t instanceof ToolFailure && t.getMessage().contains("nothing arrived within 2 s"), "" + t);
         }
     }
 
@@ -367,7 +367,7 @@ class PerfOptionsTest {
                 List.of(64 * 1024L), 1 << 20, 4, 5, EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0,
                 false, false, false);
         StringWriter out = new StringWriter();
-        PerfFailure f = assertThrows(PerfFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(
+        ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(
                 verified, new ResultTable(new PrintWriter(out), verified), List.of(new CorruptEveryEcho()))));
         assertTrue(f.getMessage().startsWith("data verification failed: client: RDMA write ping-pong 64 B echo"),
                 f.getMessage());

@@ -169,7 +169,7 @@ class TxCommandTest {
             @Override
             public void sourceFilled(TxEndpoint ep, long iteration, int op, MemorySegment buffer) {
                 if (iteration == 60 && ep.name.startsWith("server")) {
-                    throw new PerfFailure("injected failure in iteration 60");
+                    throw new ToolFailure("injected failure in iteration 60");
                 }
             }
         };

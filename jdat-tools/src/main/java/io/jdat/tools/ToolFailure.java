@@ -1,7 +1,10 @@
 package io.jdat.tools;
 
-/** A failed perf run that is not a {@link io.jdat.DatException}: wrong data, an unexpected event, a timeout. */
-public final class PerfFailure extends RuntimeException {
+/**
+ * A failed run of a tool ({@code perf}, {@code tx}) that is not a {@link io.jdat.DatException}: wrong data, an
+ * unexpected event, a timeout.
+ */
+public final class ToolFailure extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** Whether this failure only follows from an earlier one (a flushed completion after the connection broke). */
@@ -12,7 +15,7 @@ public final class PerfFailure extends RuntimeException {
      *
      * @param message what went wrong, readable on its own
      */
-    public PerfFailure(String message) {
+    public ToolFailure(String message) {
         this(message, false);
     }
 
@@ -23,7 +26,7 @@ public final class PerfFailure extends RuntimeException {
      * @param consequence true when it only follows from an earlier failure (e.g. a flushed completion): a
      *                    failure reported by the other side is then the better explanation
      */
-    public PerfFailure(String message, boolean consequence) {
+    public ToolFailure(String message, boolean consequence) {
         super(message);
         this.consequence = consequence;
     }

@@ -16,7 +16,7 @@ import picocli.CommandLine;
  * @param address the IA address
  * @param connQual the qualifier given, or -1 for the default
  */
-record TxAddress(SocketAddress address, long connQual) {
+record PeerAddress(SocketAddress address, long connQual) {
     /**
      * Parses an address.
      *
@@ -24,10 +24,10 @@ record TxAddress(SocketAddress address, long connQual) {
      * @return the address
      * @throws CommandLine.TypeConversionException when it is not one
      */
-    static TxAddress parse(String text) {
+    static PeerAddress parse(String text) {
         String t = text.trim();
         if (t.startsWith("mem:")) {
-            return new TxAddress(MemAddress.of(t.substring(4)), -1);
+            return new PeerAddress(MemAddress.of(t.substring(4)), -1);
         }
         if (t.startsWith("/") || t.startsWith("shm:")) {
             String path = t;
@@ -42,10 +42,10 @@ record TxAddress(SocketAddress address, long connQual) {
                 if (!io.jdat.shm.ShmFiles.isValidName(name)) {
                     throw bad(text);
                 }
-                return new TxAddress(UnixDomainSocketAddress.of(
+                return new PeerAddress(UnixDomainSocketAddress.of(
                         io.jdat.shm.ShmFiles.defaultBaseDirectory().resolve("ia-" + name)), qual);
             }
-            return new TxAddress(UnixDomainSocketAddress.of(path), qual);
+            return new PeerAddress(UnixDomainSocketAddress.of(path), qual);
         }
         String host = t;
         long qual = -1;
@@ -73,7 +73,7 @@ record TxAddress(SocketAddress address, long connQual) {
         if (a.isUnresolved()) {
             throw new CommandLine.TypeConversionException("unknown host '" + host + "'");
         }
-        return new TxAddress(a, qual);
+        return new PeerAddress(a, qual);
     }
 
     private static long port(String s, String text) {
@@ -94,10 +94,20 @@ record TxAddress(SocketAddress address, long connQual) {
     }
 
     /** The picocli converter. */
-    static final class Converter implements CommandLine.ITypeConverter<TxAddress> {
+    static final class Converter implements CommandLine.ITypeConverter<PeerAddress> {
         @Override
-        public TxAddress convert(String value) {
+        public PeerAddress convert(String value) {
             return parse(value);
         }
+    }
+
+    /**
+     * An address as a user writes it: {@code 127.0.0.1}, not {@code /127.0.0.1:0}.
+     *
+     * @param a the address
+     * @return its host, or the address as text where it has none
+     */
+    static String display(SocketAddress a) {
+        return a instanceof InetSocketAddress i ? i.getHostString() : String.valueOf(a);
     }
 }
