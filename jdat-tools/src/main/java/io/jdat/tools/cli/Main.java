@@ -1,12 +1,12 @@
 package io.jdat.tools.cli;
 
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
+import io.jdat.tools.dtest.DtestCommand;
 import io.jdat.tools.info.InfoCommand;
 import io.jdat.tools.perf.PerfCommand;
-import io.jdat.tools.tx.TxCommand;
 import io.jdat.tools.rping.RpingCommand;
-import io.jdat.tools.dtest.DtestCommand;
+import io.jdat.tools.tx.TxCommand;
+import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * The {@code jdat} command: the entry point of the tools jar, with the subcommands {@code perf},

@@ -4,32 +4,29 @@ import io.jdat.CloseFlags;
 import io.jdat.CompletionFlags;
 import io.jdat.ConnectionRequest;
 import io.jdat.DatEvent;
-import io.jdat.DatException;
 import io.jdat.DtoCompletionStatus;
 import io.jdat.Endpoint;
 import io.jdat.EpAttr;
+import io.jdat.EvdFlags;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
 import io.jdat.IaAttr;
 import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
-import io.jdat.MemType;
-import io.jdat.ProtectionZone;
 import io.jdat.ProviderAttr;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
-import io.jdat.RegionDescription;
 import io.jdat.RmrTriplet;
+import io.jdat.tools.session.IaSession;
+import io.jdat.tools.session.SampleFailure;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
@@ -44,7 +41,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import io.jdat.tools.session.SampleFailure;
 
 /**
  * dtest over DAT: a client and a server that speak the exchange of DAPL's {@code dtest} ({@code test/dtest/dtest.c}
@@ -898,14 +894,13 @@ public final class Dtest {
     }
 
     /**
-     * The DAT objects of one side, as dtest creates them: an IA, a PZ, a CR, a connection, a request and a receive
+     * The DAT objects of one side, as dtest creates them: an IA and a PZ ({@link IaSession}), a CR, a connection, a request and a receive
      * EVD, one EP (IRD/ORD {@value #MAX_RDMA_RD}), the RDMA buffers ({@code size x 103} bytes each, every privilege)
      * and the RMR message buffers.
      */
     private static final class Resources implements AutoCloseable {
+        final IaSession session;
         final InterfaceAdapter ia;
-        final Arena arena = Arena.ofShared();
-        ProtectionZone pz;
         EventDispatcher crEvd;
         EventDispatcher connEvd;
         EventDispatcher reqEvd;
@@ -921,30 +916,29 @@ public final class Dtest {
         Lmr recvMsgLmr;
 
         Resources(Config cfg) {
-            ia = InterfaceAdapter.open(cfg.iaName(), 8, null);
+            session = IaSession.open(cfg.iaName(), 8);
+            ia = session.ia();
             try {
-                pz = ProtectionZone.create(ia);
-                crEvd = EventDispatcher.create(ia, 10, null, EvdFlags.CR);
-                connEvd = EventDispatcher.create(ia, 10, null, EvdFlags.CONNECTION);
-                reqEvd = EventDispatcher.create(ia, (MSG_BUF_COUNT + MAX_RDMA_RD + cfg.burst()) * 2, null,
-                        EvdFlags.DTO);
-                rcvEvd = EventDispatcher.create(ia, RQ_CNT + MSG_BUF_COUNT, null, EvdFlags.DTO);
+                crEvd = session.evd(10, EvdFlags.CR);
+                connEvd = session.evd(10, EvdFlags.CONNECTION);
+                reqEvd = session.evd((MSG_BUF_COUNT + MAX_RDMA_RD + cfg.burst()) * 2, EvdFlags.DTO);
+                rcvEvd = session.evd(RQ_CNT + MSG_BUF_COUNT, EvdFlags.DTO);
                 EpAttr attr = ia.defaultEpAttr();
                 attr.maxRecvDtos(RQ_CNT).maxRequestDtos(SQ_CNT).maxRecvIov(1).maxRequestIov(1)
                         .maxRdmaReadIn(MAX_RDMA_RD).maxRdmaReadOut(MAX_RDMA_RD);
-                ep = Endpoint.create(ia, pz, rcvEvd, reqEvd, connEvd, attr);
+                ep = session.endpoint(rcvEvd, reqEvd, connEvd, attr);
                 long region = (long) cfg.size() * RQ_CNT;
-                rbuf = arena.allocate(Math.max(4096, region), 4096);
-                sbuf = arena.allocate(Math.max(4096, region), 4096);
+                rbuf = session.allocate(Math.max(4096, region), 4096);
+                sbuf = session.allocate(Math.max(4096, region), 4096);
                 rbuf.asSlice(0, cfg.size()).fill((byte) 'a'); // dtest's init_data
                 sbuf.asSlice(0, cfg.size()).fill((byte) 'b');
                 strcpy(rbuf.asSlice(0, Math.min(rbuf.byteSize(), 32)), "blah, blah, blah\n");
-                sendMsg = arena.allocate(4096, 4096);
-                recvMsg = arena.allocate(4096, 4096);
-                rbufLmr = register(rbuf, MemPriv.ALL);
-                sbufLmr = register(sbuf, MemPriv.ALL);
-                sendMsgLmr = register(sendMsg.asSlice(0, TRIPLET), MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
-                recvMsgLmr = register(recvMsg.asSlice(0, (long) TRIPLET * MSG_BUF_COUNT),
+                sendMsg = session.allocate(4096, 4096);
+                recvMsg = session.allocate(4096, 4096);
+                rbufLmr = session.register(rbuf, MemPriv.ALL);
+                sbufLmr = session.register(sbuf, MemPriv.ALL);
+                sendMsgLmr = session.register(sendMsg.asSlice(0, TRIPLET), MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
+                recvMsgLmr = session.register(recvMsg.asSlice(0, (long) TRIPLET * MSG_BUF_COUNT),
                         MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
             } catch (RuntimeException e) {
                 close();
@@ -952,19 +946,9 @@ public final class Dtest {
             }
         }
 
-        private Lmr register(MemorySegment m, int priv) {
-            return Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(m), m.byteSize(), pz, priv);
-        }
-
         @Override
         public void close() {
-            try {
-                ia.close(CloseFlags.ABRUPT);
-            } catch (DatException e) {
-                // already closed
-            } finally {
-                arena.close();
-            }
+            session.close();
         }
     }
 }

@@ -1,5 +1,9 @@
 package io.jdat.tools.dtest;
 
+import io.jdat.tools.cli.IaNames;
+import io.jdat.tools.cli.VersionProvider;
+import io.jdat.tools.session.SampleFailure;
+import io.jdat.tools.session.SampleSide;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -8,10 +12,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import io.jdat.tools.cli.VersionProvider;
-import io.jdat.tools.cli.IaNames;
-import io.jdat.tools.session.SampleSide;
-import io.jdat.tools.session.SampleFailure;
 
 /**
  * {@code jdat dtest}: DAPL's {@code dtest} over DAT ({@link Dtest}), with dtest's options, so that it runs against

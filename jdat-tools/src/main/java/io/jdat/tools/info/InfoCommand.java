@@ -1,13 +1,15 @@
 package io.jdat.tools.info;
 
 import io.jdat.DatException;
-import io.jdat.InterfaceAdapter;
 import io.jdat.IaAttr;
+import io.jdat.InterfaceAdapter;
 import io.jdat.ProviderAttr;
 import io.jdat.ProviderInfo;
 import io.jdat.Registry;
 import io.jdat.RegistryEntry;
 import io.jdat.spi.TransportProvider;
+import io.jdat.tools.cli.IaNames;
+import io.jdat.tools.cli.VersionProvider;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -21,8 +23,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import io.jdat.tools.cli.VersionProvider;
-import io.jdat.tools.cli.IaNames;
 
 /**
  * {@code jdat info}: lists the DAT registry like {@code fi_info} lists libfabric providers: every IA name

@@ -5,8 +5,8 @@ import io.jdat.ConnectFlags;
 import io.jdat.DatEvent;
 import io.jdat.EventNumber;
 import io.jdat.Qos;
-import java.util.List;
 import io.jdat.tools.cli.ToolFailure;
+import java.util.List;
 
 /**
  * The client thread of {@code jdat perf}: opens its side, connects with its private data, verifies the

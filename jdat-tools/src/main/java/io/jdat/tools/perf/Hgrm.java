@@ -1,5 +1,6 @@
 package io.jdat.tools.perf;
 
+import io.jdat.tools.cli.ToolFailure;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -7,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import io.jdat.tools.cli.ToolFailure;
 
 /**
  * {@code jdat perf --hgrm DIR}: one HdrHistogram percentile distribution file per latency row, in the format of

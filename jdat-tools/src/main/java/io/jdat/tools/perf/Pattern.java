@@ -1,8 +1,8 @@
 package io.jdat.tools.perf;
 
+import io.jdat.tools.cli.ToolFailure;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import io.jdat.tools.cli.ToolFailure;
 
 /**
  * The test payload: 64-bit words that depend on a seed (a sequence number or a slot number) and on their

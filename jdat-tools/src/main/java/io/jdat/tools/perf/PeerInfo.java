@@ -1,8 +1,8 @@
 package io.jdat.tools.perf;
 
 import io.jdat.Lmr;
-import java.nio.ByteBuffer;
 import io.jdat.tools.cli.ToolFailure;
+import java.nio.ByteBuffer;
 
 /**
  * The connection private data of {@code jdat perf}: each side tells the other where its registered region

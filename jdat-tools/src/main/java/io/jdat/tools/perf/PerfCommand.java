@@ -1,20 +1,20 @@
 package io.jdat.tools.perf;
 
+import io.jdat.tools.cli.IaNames;
+import io.jdat.tools.cli.PeerAddress;
+import io.jdat.tools.cli.Seconds;
+import io.jdat.tools.cli.Sizes;
+import io.jdat.tools.cli.VersionProvider;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import io.jdat.tools.cli.VersionProvider;
-import io.jdat.tools.cli.IaNames;
-import io.jdat.tools.cli.Sizes;
-import io.jdat.tools.cli.Seconds;
-import io.jdat.tools.cli.PeerAddress;
+import picocli.CommandLine;
 
 /**
  * {@code jdat perf}: a real transfer on a DAT provider (default: the embedded {@code mem} provider), both sides

@@ -16,21 +16,18 @@ import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
-import io.jdat.MemType;
-import io.jdat.ProtectionZone;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
-import io.jdat.RegionDescription;
-import java.lang.foreign.Arena;
+import io.jdat.tools.cli.PeerAddress;
+import io.jdat.tools.cli.ToolFailure;
+import io.jdat.tools.session.CompletionText;
+import io.jdat.tools.session.IaSession;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import io.jdat.tools.cli.ToolFailure;
-import io.jdat.tools.cli.PeerAddress;
-import io.jdat.tools.session.CompletionText;
 
 /**
  * The control connection of a two-process {@code jdat perf}: its own IA and Endpoint, connected on the
@@ -46,9 +43,8 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
     private static final int KIND_CONFIG = 1;
     private static final int KIND_BARRIER = 2;
 
+    private final IaSession session;
     private final InterfaceAdapter ia;
-    private final Arena arena = Arena.ofShared();
-    private final ProtectionZone pz;
     private final EventDispatcher recvEvd;
     private final EventDispatcher reqEvd;
     private final EventDispatcher connEvd;
@@ -66,16 +62,15 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
     private PerfControl(String role, String iaName, int timeoutSeconds) {
         this.role = role;
         this.timeoutNanos = timeoutSeconds * 1_000_000_000L;
-        ia = InterfaceAdapter.open(iaName, 16, null);
+        session = IaSession.open(iaName, 16);
+        ia = session.ia();
         try {
-            pz = ProtectionZone.create(ia);
-            recvEvd = EventDispatcher.create(ia, SLOTS + 2, null, EvdFlags.DTO);
-            reqEvd = EventDispatcher.create(ia, 4, null, EvdFlags.DTO);
-            connEvd = EventDispatcher.create(ia, 4, null, EvdFlags.CONNECTION);
-            ep = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, null);
-            mem = arena.allocate((long) (SLOTS + 1) * SLOT, 256);
-            lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(mem), mem.byteSize(), pz,
-                    MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
+            recvEvd = session.evd(SLOTS + 2, EvdFlags.DTO);
+            reqEvd = session.evd(4, EvdFlags.DTO);
+            connEvd = session.evd(4, EvdFlags.CONNECTION);
+            ep = session.endpoint(recvEvd, reqEvd, connEvd, null);
+            mem = session.allocate((long) (SLOTS + 1) * SLOT, 256);
+            lmr = session.register(mem, MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
             for (int i = 0; i < SLOTS; i++) {
                 postRecv(i);
             }
@@ -99,7 +94,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
             java.util.function.Consumer<java.net.SocketAddress> listening) {
         PerfControl c = new PerfControl("server", iaName, timeoutSeconds);
         try {
-            EventDispatcher crEvd = EventDispatcher.create(c.ia, 4, null, EvdFlags.CR);
+            EventDispatcher crEvd = c.session.evd(4, EvdFlags.CR);
             PublicServicePoint psp = PublicServicePoint.create(c.ia, connQual, crEvd, PspFlags.CONSUMER);
             listening.accept(c.ia.query(io.jdat.IaAttr.FIELD_ALL, 0).iaAttr().iaAddress());
             long start = System.nanoTime();
@@ -377,15 +372,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        try {
-            if (ia != null) {
-                ia.close(CloseFlags.ABRUPT);
-            }
-        } catch (DatException e) {
-            // already closed
-        } finally {
-            arena.close();
-        }
+        session.close();
         if (watcher != null) {
             try {
                 watcher.join(1000);

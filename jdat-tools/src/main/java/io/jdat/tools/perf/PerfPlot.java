@@ -1,5 +1,8 @@
 package io.jdat.tools.perf;
 
+import io.jdat.tools.cli.Seconds;
+import io.jdat.tools.cli.Sizes;
+import io.jdat.tools.cli.ToolFailure;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -28,9 +31,6 @@ import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
-import io.jdat.tools.cli.Sizes;
-import io.jdat.tools.cli.Seconds;
-import io.jdat.tools.cli.ToolFailure;
 
 /**
  * {@code jdat perf --plot FILE}: a PNG chart of the run, drawn with JFreeChart (headless). A run of one size per

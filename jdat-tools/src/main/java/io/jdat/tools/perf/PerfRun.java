@@ -1,10 +1,10 @@
 package io.jdat.tools.perf;
 
 import io.jdat.DatException;
+import io.jdat.tools.cli.Aborted;
+import io.jdat.tools.cli.ToolFailure;
 import java.util.ArrayList;
 import java.util.List;
-import io.jdat.tools.cli.ToolFailure;
-import io.jdat.tools.cli.Aborted;
 
 /**
  * One {@code jdat perf} run in this JVM: starts the server and the client thread, waits for both, always

@@ -3,9 +3,9 @@ package io.jdat.tools.perf;
 import io.jdat.Endpoint;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
-import java.lang.foreign.MemorySegment;
 import io.jdat.tools.cli.ToolFailure;
 import io.jdat.tools.session.CompletionText;
+import java.lang.foreign.MemorySegment;
 
 /**
  * What a {@link Measurement} works with on one side: the side's DAT objects and memory, the peer's region

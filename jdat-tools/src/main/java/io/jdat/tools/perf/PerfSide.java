@@ -1,7 +1,5 @@
 package io.jdat.tools.perf;
 
-import io.jdat.CloseFlags;
-import io.jdat.DatException;
 import io.jdat.Endpoint;
 import io.jdat.EpAttr;
 import io.jdat.EvdFlags;
@@ -11,31 +9,29 @@ import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.MemPriv;
 import io.jdat.MemType;
-import io.jdat.ProtectionZone;
 import io.jdat.ProviderAttr;
-import io.jdat.RegionDescription;
 import io.jdat.Registry;
 import io.jdat.shm.ShmMemory;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import io.jdat.tools.cli.Sizes;
 import io.jdat.tools.cli.ToolFailure;
+import io.jdat.tools.session.IaSession;
+import java.lang.foreign.MemorySegment;
 
 /**
- * The DAT objects of one side of a perf run: an open IA, a PZ, EVDs for receives, requests and connection
- * events (and connection requests on the server), one Endpoint, and one registered native region laid out
- * by {@link BufferLayout}. {@link #close()} closes the IA abruptly (destroying everything in it) and frees
- * the memory.
+ * The DAT objects of one side of a perf run: an {@link IaSession} (the open IA, a PZ), EVDs for receives,
+ * requests and connection events (and connection requests on the server), one Endpoint, and one registered
+ * region laid out by {@link BufferLayout}. {@link #close()} closes the session (destroying everything in the
+ * IA and freeing its native memory), then the DAT shared memory, if any.
  */
 final class PerfSide implements AutoCloseable {
     private static final int ASYNC_QLEN = 16;
     private static final int CONN_QLEN = 8;
 
     final String role;
+    private final IaSession session;
     InterfaceAdapter ia;
     IaAttr iaAttr;
     ProviderAttr providerAttr;
-    ProtectionZone pz;
     EventDispatcher recvEvd;
     EventDispatcher reqEvd;
     EventDispatcher connEvd;
@@ -43,8 +39,6 @@ final class PerfSide implements AutoCloseable {
     Endpoint ep;
     /** Outstanding RDMA Reads this EP allows (min of the window and the IA limits). */
     int readDepth;
-    /** The buffers' arena (native memory), or null. */
-    Arena arena;
     /** The buffers as DAT shared memory ({@code --memory shared}), or null. */
     private ShmMemory shared;
     MemorySegment mem;
@@ -61,7 +55,8 @@ final class PerfSide implements AutoCloseable {
      */
     PerfSide(String role, PerfConfig config, BufferLayout layout) {
         this.role = role;
-        ia = InterfaceAdapter.open(config.iaName(), ASYNC_QLEN, null);
+        session = IaSession.open(config.iaName(), ASYNC_QLEN);
+        ia = session.ia();
         try {
             InterfaceAdapter.QueryResult q = ia.query(IaAttr.FIELD_ALL, ProviderAttr.FIELD_ALL);
             iaAttr = q.iaAttr();
@@ -69,19 +64,18 @@ final class PerfSide implements AutoCloseable {
             checkLimits(config, layout);
             int w = config.window();
             int qlen = 2 * w + 16;
-            pz = ProtectionZone.create(ia);
-            recvEvd = EventDispatcher.create(ia, qlen, null, EvdFlags.DTO);
-            reqEvd = EventDispatcher.create(ia, qlen, null, EvdFlags.DTO);
-            connEvd = EventDispatcher.create(ia, CONN_QLEN, null, EvdFlags.CONNECTION);
+            recvEvd = session.evd(qlen, EvdFlags.DTO);
+            reqEvd = session.evd(qlen, EvdFlags.DTO);
+            connEvd = session.evd(CONN_QLEN, EvdFlags.CONNECTION);
             if ("server".equals(role)) {
-                crEvd = EventDispatcher.create(ia, CONN_QLEN, null, EvdFlags.CR);
+                crEvd = session.evd(CONN_QLEN, EvdFlags.CR);
             }
             readDepth = Math.max(1, Math.min(w, Math.min(iaAttr.maxRdmaReadPerEpIn(), iaAttr.maxRdmaReadPerEpOut())));
             EpAttr attr = ia.defaultEpAttr();
             attr.maxRecvDtos(Math.max(attr.maxRecvDtos(), 2 * w + 8))
                     .maxRequestDtos(Math.max(attr.maxRequestDtos(), w + 8))
                     .maxRdmaReadIn(readDepth).maxRdmaReadOut(readDepth);
-            ep = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, attr);
+            ep = session.endpoint(recvEvd, reqEvd, connEvd, attr);
             if (config.sharedMemory()) {
                 if (!isShm(config.iaName())) {
                     throw new ToolFailure("--memory shared needs an shm IA; \"" + config.iaName() + "\" is not one");
@@ -90,10 +84,9 @@ final class PerfSide implements AutoCloseable {
                 shared = ShmMemory.allocate(layout.total());
                 mem = shared.segment();
             } else {
-                arena = Arena.ofShared();
-                mem = arena.allocate(layout.total(), BufferLayout.ALIGN);
+                mem = session.allocate(layout.total(), BufferLayout.ALIGN);
             }
-            lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(mem), mem.byteSize(), pz, MemPriv.ALL);
+            lmr = session.register(mem, MemPriv.ALL);
         } catch (RuntimeException | Error e) {
             close();
             throw e;
@@ -133,17 +126,8 @@ final class PerfSide implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (ia != null) {
-                ia.close(CloseFlags.ABRUPT);
-            }
-        } catch (DatException e) {
-            // already closed
+            session.close();
         } finally {
-            ia = null;
-            if (arena != null) {
-                arena.close();
-                arena = null;
-            }
             if (shared != null) {
                 shared.close();
                 shared = null;

@@ -4,11 +4,11 @@ import io.jdat.DatEvent;
 import io.jdat.DtoCompletionStatus;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
+import io.jdat.tools.cli.ToolFailure;
+import io.jdat.tools.session.CompletionText;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import io.jdat.tools.cli.ToolFailure;
-import io.jdat.tools.session.CompletionText;
 
 /**
  * Waits for one side of a perf run: busy-polls Event Dispatchers with {@link EventDispatcher#dequeue} (or,

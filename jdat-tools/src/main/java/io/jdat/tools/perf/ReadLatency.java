@@ -5,9 +5,9 @@ import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
+import io.jdat.tools.cli.Sizes;
 import java.lang.foreign.MemorySegment;
 import org.HdrHistogram.Histogram;
-import io.jdat.tools.cli.Sizes;
 
 /**
  * RDMA Read latency: the client clears its sink, then times one blocking read of the server's pattern

@@ -1,17 +1,17 @@
 package io.jdat.tools.perf;
 
 import io.jdat.ProviderAttr;
+import io.jdat.tools.cli.Json;
+import io.jdat.tools.cli.PeerAddress;
+import io.jdat.tools.cli.Seconds;
+import io.jdat.tools.cli.Sizes;
+import io.jdat.tools.cli.VersionProvider;
+import io.jdat.tools.session.CounterFormat;
 import java.io.PrintWriter;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.Locale;
-import io.jdat.tools.cli.VersionProvider;
-import io.jdat.tools.cli.Sizes;
-import io.jdat.tools.cli.Seconds;
-import io.jdat.tools.cli.PeerAddress;
-import io.jdat.tools.cli.Json;
-import io.jdat.tools.session.CounterFormat;
 
 /**
  * The output of {@code jdat perf}: a header with the provider, IA, JDK and settings, then one row per

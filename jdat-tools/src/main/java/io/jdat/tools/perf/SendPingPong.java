@@ -4,9 +4,9 @@ import io.jdat.CompletionFlags;
 import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.LmrTriplet;
+import io.jdat.tools.cli.Sizes;
 import java.lang.foreign.MemorySegment;
 import org.HdrHistogram.Histogram;
-import io.jdat.tools.cli.Sizes;
 
 /**
  * Send/receive ping-pong: the client sends a message carrying the pattern of its iteration number; the

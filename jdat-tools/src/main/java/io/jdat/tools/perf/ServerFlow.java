@@ -6,8 +6,8 @@ import io.jdat.DatEvent;
 import io.jdat.EventNumber;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
-import java.util.List;
 import io.jdat.tools.cli.ToolFailure;
+import java.util.List;
 
 /**
  * The server thread of {@code jdat perf}: opens its side, listens on the connection qualifier, verifies the

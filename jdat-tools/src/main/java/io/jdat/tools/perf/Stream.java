@@ -5,10 +5,10 @@ import io.jdat.Endpoint;
 import io.jdat.EventDispatcher;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import io.jdat.tools.cli.Sizes;
 import io.jdat.tools.cli.ToolFailure;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * A bandwidth test: the client keeps up to {@code window} transfers of {@code size} bytes outstanding (RDMA

@@ -1,12 +1,12 @@
 package io.jdat.tools.perf;
 
+import io.jdat.tools.cli.Aborted;
+import io.jdat.tools.cli.ToolFailure;
 import java.net.SocketAddress;
 import java.util.concurrent.Phaser;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import io.jdat.tools.cli.ToolFailure;
-import io.jdat.tools.cli.Aborted;
 
 /**
  * The control plane between the server and the client side of one run: phase barriers (some carry the

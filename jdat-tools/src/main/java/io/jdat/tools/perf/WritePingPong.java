@@ -4,10 +4,10 @@ import io.jdat.CompletionFlags;
 import io.jdat.Endpoint;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
+import io.jdat.tools.cli.Sizes;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.HdrHistogram.Histogram;
-import io.jdat.tools.cli.Sizes;
 
 /**
  * RDMA Write ping-pong, like {@code ucx_perftest ucp_put_lat}: the client RDMA-writes a payload whose last

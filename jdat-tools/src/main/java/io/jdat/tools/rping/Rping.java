@@ -1,5 +1,7 @@
 package io.jdat.tools.rping;
 
+import io.jdat.CloseFlags;
+import io.jdat.CompletionFlags;
 import io.jdat.ConnectionRequest;
 import io.jdat.DatEvent;
 import io.jdat.EventNumber;
@@ -8,16 +10,14 @@ import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
 import io.jdat.Qos;
 import io.jdat.RmrTriplet;
-import io.jdat.CloseFlags;
-import io.jdat.CompletionFlags;
+import io.jdat.tools.session.SampleFailure;
+import io.jdat.tools.session.SampleSide;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import io.jdat.tools.session.SampleSide;
-import io.jdat.tools.session.SampleFailure;
 
 /**
  * rping over DAT: a client and a server that speak the exchange of librdmacm's {@code rping}, so that either

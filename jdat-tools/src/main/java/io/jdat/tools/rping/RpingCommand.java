@@ -1,5 +1,9 @@
 package io.jdat.tools.rping;
 
+import io.jdat.tools.cli.IaNames;
+import io.jdat.tools.cli.VersionProvider;
+import io.jdat.tools.session.SampleFailure;
+import io.jdat.tools.session.SampleSide;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -7,10 +11,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import io.jdat.tools.cli.VersionProvider;
-import io.jdat.tools.cli.IaNames;
-import io.jdat.tools.session.SampleSide;
-import io.jdat.tools.session.SampleFailure;
 
 /**
  * {@code jdat rping}: librdmacm's {@code rping} over DAT ({@link Rping}), with rping's options, so that it

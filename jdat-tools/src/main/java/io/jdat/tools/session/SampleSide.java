@@ -1,41 +1,36 @@
 package io.jdat.tools.session;
 
-import io.jdat.CloseFlags;
 import io.jdat.DatEvent;
 import io.jdat.DatException;
 import io.jdat.DtoCompletionStatus;
 import io.jdat.Endpoint;
 import io.jdat.EpAttr;
+import io.jdat.EvdFlags;
 import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
 import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
-import io.jdat.MemType;
-import io.jdat.ProtectionZone;
-import io.jdat.RegionDescription;
 import io.jdat.Registry;
 import io.jdat.RegistryEntry;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 
 /**
- * The DAT objects of one side of a sample program (rping, dtest): an open IA, a PZ, one EVD that takes the
+ * The DAT objects of one side of a sample program (rping, dtest): an {@link IaSession} (the open IA, a PZ), one
+ * EVD that takes the
  * EP's receive, request and connection events (and one for connection requests), one Endpoint, and one
  * registered native region with every privilege, carved into the buffers the sample names. Events are taken
  * one at a time with a deadline; a completion or connection event that is not the one awaited is kept for a
  * later wait, so that a Send's completion arriving after the peer's answer does not confuse the flow.
  */
 public final class SampleSide implements AutoCloseable {
+    private final IaSession session;
     private final InterfaceAdapter ia;
-    private final ProtectionZone pz;
     private final EventDispatcher evd;
     private final EventDispatcher crEvd;
     private final Endpoint ep;
-    private final Arena arena = Arena.ofShared();
     private final MemorySegment mem;
     private final Lmr lmr;
     private final long timeoutMillis;
@@ -56,17 +51,17 @@ public final class SampleSide implements AutoCloseable {
      */
     public SampleSide(String iaName, long regionBytes, int readDepth, long timeoutMillis) {
         this.timeoutMillis = timeoutMillis;
-        ia = InterfaceAdapter.open(iaName, 16, null);
+        session = IaSession.open(iaName, 16);
+        ia = session.ia();
         try {
-            pz = ProtectionZone.create(ia);
-            evd = EventDispatcher.create(ia, 256, null, EvdFlags.DTO | EvdFlags.CONNECTION);
-            crEvd = EventDispatcher.create(ia, 8, null, EvdFlags.CR);
+            evd = session.evd(256, EvdFlags.DTO | EvdFlags.CONNECTION);
+            crEvd = session.evd(8, EvdFlags.CR);
             EpAttr attr = ia.defaultEpAttr();
             attr.maxRecvDtos(Math.max(attr.maxRecvDtos(), 32)).maxRequestDtos(Math.max(attr.maxRequestDtos(), 32))
                     .maxRdmaReadIn(readDepth).maxRdmaReadOut(readDepth);
-            ep = Endpoint.create(ia, pz, evd, evd, evd, attr);
-            mem = arena.allocate(regionBytes, 4096);
-            lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(mem), mem.byteSize(), pz, MemPriv.ALL);
+            ep = session.endpoint(evd, evd, evd, attr);
+            mem = session.allocate(regionBytes, 4096);
+            lmr = session.register(mem, MemPriv.ALL);
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -216,14 +211,6 @@ public final class SampleSide implements AutoCloseable {
     /** Closes the IA abruptly (freeing everything in it) and frees the memory. */
     @Override
     public void close() {
-        try {
-            if (ia != null) {
-                ia.close(CloseFlags.ABRUPT);
-            }
-        } catch (DatException e) {
-            // already closed
-        } finally {
-            arena.close();
-        }
+        session.close();
     }
 }

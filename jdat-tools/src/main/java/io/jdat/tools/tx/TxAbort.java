@@ -1,8 +1,8 @@
 package io.jdat.tools.tx;
 
-import java.util.concurrent.atomic.AtomicReference;
-import io.jdat.tools.cli.ToolFailure;
 import io.jdat.tools.cli.Aborted;
+import io.jdat.tools.cli.ToolFailure;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The first fatal failure of a {@code jdat tx} run in this process; every wait checks it, so one failing

@@ -5,11 +5,11 @@ import io.jdat.ConnectFlags;
 import io.jdat.DatEvent;
 import io.jdat.EventNumber;
 import io.jdat.Qos;
+import io.jdat.tools.cli.PeerAddress;
+import io.jdat.tools.cli.ToolFailure;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import io.jdat.tools.cli.ToolFailure;
-import io.jdat.tools.cli.PeerAddress;
 
 /**
  * The client side of {@code jdat tx}: {@code threads} threads, each connecting {@code eps} endpoints to

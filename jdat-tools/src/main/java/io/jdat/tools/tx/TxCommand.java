@@ -1,19 +1,19 @@
 package io.jdat.tools.tx;
 
+import io.jdat.tools.cli.IaNames;
+import io.jdat.tools.cli.PeerAddress;
+import io.jdat.tools.cli.VersionProvider;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import io.jdat.tools.cli.VersionProvider;
-import io.jdat.tools.cli.IaNames;
-import io.jdat.tools.cli.PeerAddress;
+import picocli.CommandLine;
 
 /**
  * {@code jdat tx} ({@code ./jdat.sh tx}): a transaction test in the manner of dapltest's {@code -T T}.

@@ -11,12 +11,10 @@ import io.jdat.EventNumber;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
-import io.jdat.MemType;
-import io.jdat.RegionDescription;
 import io.jdat.RmrTriplet;
-import java.lang.foreign.MemorySegment;
 import io.jdat.tools.cli.ToolFailure;
 import io.jdat.tools.session.CompletionText;
+import java.lang.foreign.MemorySegment;
 
 /**
  * One endpoint of one side of {@code jdat tx}, in the manner of dapltest's transaction test: its own
@@ -101,9 +99,9 @@ final class TxEndpoint {
         this.timeoutNanos = timeoutSeconds * 1_000_000_000L;
         this.abort = abort;
         int qlen = Math.min(maxOps + 8, Math.min(side.iaAttr.maxEvdQlen(), side.iaAttr.maxDtoPerEp()));
-        recvEvd = EventDispatcher.create(side.ia, qlen, null, EvdFlags.DTO);
-        reqEvd = EventDispatcher.create(side.ia, qlen, null, EvdFlags.DTO);
-        connEvd = EventDispatcher.create(side.ia, 4, null, EvdFlags.CONNECTION);
+        recvEvd = side.session.evd(qlen, EvdFlags.DTO);
+        reqEvd = side.session.evd(qlen, EvdFlags.DTO);
+        connEvd = side.session.evd(4, EvdFlags.CONNECTION);
         EpAttr attr = side.ia.defaultEpAttr();
         int maxIov = Math.max(1, side.iaAttr.maxIovSegmentsPerDto());
         int iov = Math.min(TxOp.MAX_SEGMENTS, maxIov);
@@ -118,10 +116,9 @@ final class TxEndpoint {
         if (side.iaAttr.maxIovSegmentsPerRdmaWrite() > 0) {
             attr.maxRdmaWriteIov(Math.max(attr.maxRdmaWriteIov(), Math.min(iov, side.iaAttr.maxIovSegmentsPerRdmaWrite())));
         }
-        ep = Endpoint.create(side.ia, side.pz, recvEvd, reqEvd, connEvd, attr);
-        ctrl = side.arena.allocate(CONTROL_SIZE, ALIGN);
-        ctrlLmr = Lmr.create(side.ia, MemType.VIRTUAL, RegionDescription.forVa(ctrl), CONTROL_SIZE, side.pz,
-                MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
+        ep = side.session.endpoint(recvEvd, reqEvd, connEvd, attr);
+        ctrl = side.session.allocate(CONTROL_SIZE, ALIGN);
+        ctrlLmr = side.session.register(ctrl, MemPriv.LOCAL_READ | MemPriv.LOCAL_WRITE);
         reqMark = new long[SLOT_OP + maxOps];
         recvMark = new long[SLOT_OP + maxOps];
         reqLength = new long[SLOT_OP + maxOps];
@@ -148,9 +145,8 @@ final class TxEndpoint {
             opOffset[k] = off;
             off += align(op.segments() * stride[k]);
         }
-        data = side.arena.allocate(Math.max(off, ALIGN), ALIGN);
-        dataLmr = Lmr.create(side.ia, MemType.VIRTUAL, RegionDescription.forVa(data), data.byteSize(), side.pz,
-                MemPriv.ALL);
+        data = side.session.allocate(Math.max(off, ALIGN), ALIGN);
+        dataLmr = side.session.register(data, MemPriv.ALL);
         for (int k = 0; k < n; k++) {
             TxOp op = c.ops().get(k);
             opIov[k] = new LmrTriplet[op.segments()];

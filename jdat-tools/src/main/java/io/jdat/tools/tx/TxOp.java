@@ -1,8 +1,8 @@
 package io.jdat.tools.tx;
 
+import io.jdat.tools.cli.Sizes;
 import java.util.Locale;
 import picocli.CommandLine;
-import io.jdat.tools.cli.Sizes;
 
 /**
  * One operation of a {@code jdat tx} op list, in the manner of dapltest's {@code client|server SR|RR|RW

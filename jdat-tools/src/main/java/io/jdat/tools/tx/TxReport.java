@@ -1,10 +1,10 @@
 package io.jdat.tools.tx;
 
+import io.jdat.tools.cli.Json;
+import io.jdat.tools.session.CounterFormat;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
-import io.jdat.tools.cli.Json;
-import io.jdat.tools.session.CounterFormat;
 
 /** The summary of {@code jdat tx}: an aligned table, or one JSON object with {@code --json}. */
 final class TxReport {

@@ -1,8 +1,8 @@
 package io.jdat.tools.tx;
 
+import io.jdat.tools.cli.ErrorHandler;
 import java.util.ArrayList;
 import java.util.List;
-import io.jdat.tools.cli.ErrorHandler;
 
 /**
  * The outcome of a {@code jdat tx} run as one side saw it: what this side and (from the FIN messages)

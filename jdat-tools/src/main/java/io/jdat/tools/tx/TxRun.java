@@ -1,10 +1,10 @@
 package io.jdat.tools.tx;
 
+import io.jdat.tools.cli.Aborted;
+import io.jdat.tools.cli.ToolFailure;
 import java.io.PrintWriter;
 import java.net.SocketAddress;
 import java.util.List;
-import io.jdat.tools.cli.ToolFailure;
-import io.jdat.tools.cli.Aborted;
 
 /**
  * The three ways to run {@code jdat tx}: both sides in this JVM, the server only, the client only. Each

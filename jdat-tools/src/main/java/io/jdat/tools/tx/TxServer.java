@@ -9,11 +9,11 @@ import io.jdat.EventDispatcher;
 import io.jdat.EventNumber;
 import io.jdat.PspFlags;
 import io.jdat.PublicServicePoint;
+import io.jdat.tools.cli.ToolFailure;
 import java.io.PrintWriter;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import io.jdat.tools.cli.ToolFailure;
 
 /**
  * The server side of {@code jdat tx}: listens on one Public Service Point, accepts the client's
@@ -62,7 +62,7 @@ final class TxServer implements AutoCloseable {
             // refused with NON_PEER_REJECTED for want of room (the PSP's backlog is this EVD, PSP-03)
             int maxQlen = side.iaAttr.maxEvdQlen();
             int crQlen = maxQlen > 0 ? Math.min(TxConfig.MAX_ENDPOINTS, maxQlen) : TxConfig.MAX_ENDPOINTS;
-            crEvd = EventDispatcher.create(side.ia, crQlen, null, EvdFlags.CR);
+            crEvd = side.session.evd(crQlen, EvdFlags.CR);
             psp = PublicServicePoint.create(side.ia, connQual, crEvd, PspFlags.CONSUMER);
         } catch (RuntimeException | Error e) {
             side.close();

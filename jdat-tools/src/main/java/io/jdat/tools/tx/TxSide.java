@@ -1,19 +1,16 @@
 package io.jdat.tools.tx;
 
-import io.jdat.CloseFlags;
-import io.jdat.DatException;
 import io.jdat.IaAttr;
 import io.jdat.InterfaceAdapter;
 import io.jdat.MemType;
-import io.jdat.ProtectionZone;
 import io.jdat.ProviderAttr;
-import java.lang.foreign.Arena;
 import io.jdat.tools.cli.ToolFailure;
+import io.jdat.tools.session.IaSession;
 
 /**
- * One side of a {@code jdat tx} run: the open IA, its attributes, one Protection Zone and the arena of
- * every endpoint's memory. {@link #close()} closes the IA abruptly (freeing everything in it), then the
- * memory.
+ * One side of a {@code jdat tx} run: its {@link IaSession} (the open IA, one Protection Zone, the memory of
+ * every endpoint), the IA's attributes and the checks of a run against them. {@link #close()} closes the
+ * session.
  */
 final class TxSide implements AutoCloseable {
     final String role;
@@ -21,9 +18,7 @@ final class TxSide implements AutoCloseable {
     final InterfaceAdapter ia;
     final IaAttr iaAttr;
     final ProviderAttr providerAttr;
-    final ProtectionZone pz;
-    final Arena arena = Arena.ofShared();
-    private boolean closed;
+    final IaSession session;
 
     /**
      * Opens the IA and creates the PZ.
@@ -34,7 +29,8 @@ final class TxSide implements AutoCloseable {
     TxSide(String role, String iaName) {
         this.role = role;
         this.iaName = iaName;
-        ia = InterfaceAdapter.open(iaName, 16, null);
+        session = IaSession.open(iaName, 16);
+        ia = session.ia();
         try {
             InterfaceAdapter.QueryResult q = ia.query(IaAttr.FIELD_ALL, ProviderAttr.FIELD_ALL);
             iaAttr = q.iaAttr();
@@ -46,7 +42,6 @@ final class TxSide implements AutoCloseable {
                 throw new ToolFailure("IA \"" + iaName + "\" carries only " + providerAttr.maxPrivateDataSize()
                         + " bytes of private data, jdat tx needs " + TxWire.CONNECT_PD);
             }
-            pz = ProtectionZone.create(ia);
         } catch (RuntimeException | Error e) {
             close();
             throw e;
@@ -102,19 +97,7 @@ final class TxSide implements AutoCloseable {
 
     /** Closes the IA abruptly and frees the memory. Idempotent. */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            if (ia != null) {
-                ia.close(CloseFlags.ABRUPT);
-            }
-        } catch (DatException e) {
-            // already closed
-        } finally {
-            arena.close();
-        }
+    public void close() {
+        session.close();
     }
 }

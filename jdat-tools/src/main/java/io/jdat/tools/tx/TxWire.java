@@ -1,12 +1,12 @@
 package io.jdat.tools.tx;
 
+import io.jdat.tools.cli.ToolFailure;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
-import io.jdat.tools.cli.ToolFailure;
 
 /**
  * What the two sides of {@code jdat tx} tell each other, all of it through DAT: the connection private

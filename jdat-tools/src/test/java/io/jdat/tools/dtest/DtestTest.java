@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.EventNumber;
 import io.jdat.mem.MemAddress;
+import io.jdat.tools.cli.Main;
+import io.jdat.tools.session.SampleFailure;
+import io.jdat.tools.session.SampleSide;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
@@ -26,9 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
-import io.jdat.tools.cli.Main;
-import io.jdat.tools.session.SampleSide;
-import io.jdat.tools.session.SampleFailure;
 
 /**
  * The dtest sample: dtest's server info and data images, a client and a server over {@code tcp} on loopback (and

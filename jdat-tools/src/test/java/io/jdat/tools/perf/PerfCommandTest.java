@@ -1,12 +1,16 @@
 package io.jdat.tools.perf;
 
+import static io.jdat.tools.cli.ToolRun.jdat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.CompletionFlags;
 import io.jdat.Registry;
+import io.jdat.tools.cli.ToolFailure;
+import io.jdat.tools.cli.ToolRun.Run;
+import io.jdat.tools.cli.ToolRun;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
@@ -16,12 +20,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
-import io.jdat.tools.cli.Main;
-import io.jdat.tools.cli.ToolFailure;
-import io.jdat.tools.cli.ToolRun;
-import static io.jdat.tools.cli.ToolRun.jdat;
-import io.jdat.tools.cli.ToolRun.Run;
 
 class PerfCommandTest {
     private static final AtomicLong QUALS = new AtomicLong(31_000);

@@ -1,7 +1,7 @@
 package io.jdat.tools.perf;
 
-import static io.jdat.tools.perf.PerfCommandTest.assertRow;
 import static io.jdat.tools.cli.ToolRun.jdat;
+import static io.jdat.tools.perf.PerfCommandTest.assertRow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,6 +14,10 @@ import io.jdat.EvdFlags;
 import io.jdat.EventDispatcher;
 import io.jdat.InterfaceAdapter;
 import io.jdat.Registry;
+import io.jdat.tools.cli.Seconds;
+import io.jdat.tools.cli.Sizes;
+import io.jdat.tools.cli.ToolFailure;
+import io.jdat.tools.cli.ToolRun;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
@@ -33,10 +37,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
-import io.jdat.tools.cli.Sizes;
-import io.jdat.tools.cli.Seconds;
-import io.jdat.tools.cli.ToolFailure;
-import io.jdat.tools.cli.ToolRun;
 
 /** {@code jdat perf}'s selection, size, duration, waiting, verification and output options. */
 class PerfOptionsTest {

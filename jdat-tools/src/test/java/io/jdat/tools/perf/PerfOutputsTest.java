@@ -1,12 +1,14 @@
 package io.jdat.tools.perf;
 
-import static io.jdat.tools.perf.PerfCommandTest.assertRow;
 import static io.jdat.tools.cli.ToolRun.jdat;
+import static io.jdat.tools.perf.PerfCommandTest.assertRow;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.tools.cli.Main;
+import io.jdat.tools.cli.ToolRun;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +21,6 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
-import io.jdat.tools.cli.Main;
-import io.jdat.tools.cli.ToolRun;
 
 /**
  * Issue 15 items 12 and 13: the columns RDMA users compare (min, average, standard deviation, message rate), the

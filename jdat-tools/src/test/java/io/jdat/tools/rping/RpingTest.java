@@ -2,6 +2,8 @@ package io.jdat.tools.rping;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.jdat.tools.session.SampleFailure;
+import io.jdat.tools.session.SampleSide;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.Arena;
@@ -14,8 +16,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import io.jdat.tools.session.SampleSide;
-import io.jdat.tools.session.SampleFailure;
 
 /** The rping sample: rping's data, and a client and a server over the tcp provider on loopback. */
 class RpingTest {

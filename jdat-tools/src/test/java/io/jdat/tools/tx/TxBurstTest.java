@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.Registry;
+import io.jdat.tools.cli.ToolRun;
 import java.time.Duration;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import io.jdat.tools.cli.ToolRun;
 
 /**
  * A burst of connection requests: {@code jdat tx -t 2 -w 128} connects 256 endpoints at once, and the server

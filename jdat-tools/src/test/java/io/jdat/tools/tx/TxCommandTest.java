@@ -1,5 +1,6 @@
 package io.jdat.tools.tx;
 
+import static io.jdat.tools.cli.ToolRun.qual;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -8,20 +9,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.Registry;
 import io.jdat.RegistryEntry;
-import java.io.IOException;
+import io.jdat.tools.cli.ToolFailure;
+import io.jdat.tools.cli.ToolRun;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -29,9 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
-import io.jdat.tools.cli.ToolFailure;
-import io.jdat.tools.cli.ToolRun;
-import static io.jdat.tools.cli.ToolRun.qual;
 
 /** {@code jdat tx}: counts, validation, both modes, every landed provider. */
 class TxCommandTest {
