@@ -3,13 +3,13 @@ package io.jdat.tools.cli;
 import io.jdat.DatException;
 import io.jdat.DatReturnType;
 import java.io.PrintWriter;
+import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
-import picocli.CommandLine;
 
 /**
  * Turns a failure of a subcommand into one readable line on standard error and exit code 1: the

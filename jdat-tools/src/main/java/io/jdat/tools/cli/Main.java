@@ -5,8 +5,8 @@ import io.jdat.tools.info.InfoCommand;
 import io.jdat.tools.perf.PerfCommand;
 import io.jdat.tools.rping.RpingCommand;
 import io.jdat.tools.tx.TxCommand;
-import picocli.CommandLine.Command;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /**
  * The {@code jdat} command: the entry point of the tools jar, with the subcommands {@code perf},

@@ -1,13 +1,15 @@
 package io.jdat.tools.dtest;
 
-import io.jdat.tools.cli.IaNames;
+import io.jdat.tools.cli.ConnQualOption;
+import io.jdat.tools.cli.TcpIaOptions;
+import io.jdat.tools.cli.TimeoutOption;
 import io.jdat.tools.cli.VersionProvider;
 import io.jdat.tools.session.SampleFailure;
-import io.jdat.tools.session.SampleSide;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -60,16 +62,11 @@ public final class DtestCommand implements Callable<Integer> {
     @Option(names = "-v", description = "Print every step.")
     private boolean verbose;
 
-    @Option(names = "--ia", paramLabel = "NAME", description = "The IA to open. Default: tcp.")
-    private String ia = "tcp";
+    @Mixin
+    private TcpIaOptions ia = new TcpIaOptions();
 
-    @Option(names = "--ia-params", paramLabel = "PARAMS",
-            description = "Open a tcp IA with these dat.conf IA parameters, e.g. \"crc=on\".")
-    private String iaParams;
-
-    @Option(names = "--conn-qual", paramLabel = "Q", description = "The connection qualifier. Default: "
-            + Dtest.DEFAULT_CONN_QUAL + ", as dtest.")
-    private int connQual = Dtest.DEFAULT_CONN_QUAL;
+    @Mixin
+    private ConnQualOption connQual = new ConnQualOption(Dtest.DEFAULT_CONN_QUAL); // dtest's
 
     @Option(names = "--info-port", paramLabel = "PORT", description = "The TCP port of the server info. Default: "
             + Dtest.DEFAULT_INFO_PORT + ", as dtest.")
@@ -87,8 +84,8 @@ public final class DtestCommand implements Callable<Integer> {
             + "posted. Default: 1000, as dtest.")
     private long settleMillis = 1000;
 
-    @Option(names = "--timeout", paramLabel = "MS", description = "The longest wait for one event. Default: 30000.")
-    private long timeoutMillis = 30_000;
+    @Mixin
+    private TimeoutOption timeout = new TimeoutOption("30s");
 
     @Option(names = "--connect-timeout", paramLabel = "MS", description = "Client: how long to try again while "
             + "nothing listens on the server info port before failing (at most --timeout). Default: "
@@ -102,13 +99,11 @@ public final class DtestCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        if (iaParams == null) {
-            IaNames.require(spec, "--ia", ia);
-        }
-        String iaName = iaParams == null ? ia : SampleSide.registerTcp("dtest-tcp", iaParams);
+        String iaName = ia.iaName(spec, "dtest-tcp");
+        long timeoutMillis = timeout.millis(spec);
         Dtest.Config cfg;
         try {
-            cfg = new Dtest.Config(iaName, role.host, null, connQual, infoPort, size, burst, signalRate, polling,
+            cfg = new Dtest.Config(iaName, role.host, null, (int) connQual.value(), infoPort, size, burst, signalRate, polling,
                     verbose, timeoutMillis, provider, advertise, settleMillis, connectMillis);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -1,20 +1,24 @@
 package io.jdat.tools.perf;
 
-import io.jdat.tools.cli.IaNames;
+import io.jdat.tools.cli.ConnQualOption;
+import io.jdat.tools.cli.IaOption;
 import io.jdat.tools.cli.PeerAddress;
 import io.jdat.tools.cli.Seconds;
 import io.jdat.tools.cli.Sizes;
+import io.jdat.tools.cli.TimeoutOption;
+import io.jdat.tools.cli.TwoProcessOptions;
 import io.jdat.tools.cli.VersionProvider;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * {@code jdat perf}: a real transfer on a DAT provider (default: the embedded {@code mem} provider), both sides
@@ -54,9 +58,8 @@ public final class PerfCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--ia", paramLabel = "NAME", defaultValue = "mem",
-            description = "IA name to open on both sides (default: ${DEFAULT-VALUE}).")
-    private String ia;
+    @Mixin
+    private IaOption iaOption = new IaOption("mem");
 
     @Option(names = "--op", paramLabel = "OP", split = ",", converter = PerfOp.Converter.class,
             description = "Operations to measure, repeatable or a comma list: send (sr), rdma-write (write, rw), "
@@ -120,38 +123,18 @@ public final class PerfCommand implements Callable<Integer> {
                     + "A two-process server follows the client.")
     private String memory;
 
-    @Option(names = "--conn-qual", paramLabel = "QUAL", defaultValue = "18515",
-            description = "Connection qualifier the server listens on (default: ${DEFAULT-VALUE}).")
-    private long connQual;
+    @Mixin
+    private ConnQualOption connQualOption = new ConnQualOption(18515);
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
-            description = "Fail when any wait makes no progress for this long (default: ${DEFAULT-VALUE}).")
-    private int timeout;
+    @Mixin
+    private TimeoutOption timeoutOption = new TimeoutOption("10s");
 
     @Option(names = "--counters", description = "After the table, print each IA's DTO counters (posted, completed, "
             + "flushed, errors, bytes: InterfaceAdapter.counters()).")
     private boolean counters;
 
-    @picocli.CommandLine.ArgGroup(exclusive = true)
-    private Mode mode;
-
-    /** One process (default), the server, or the client. */
-    static final class Mode {
-        @Option(names = "--server", required = true, description = "Be the server of a two-process run: listen "
-                + "on --conn-qual (control) and the next qualifier (measured connection), take the client's "
-                + "settings, serve one run, exit 0.")
-        boolean server;
-
-        @Option(names = "--client", paramLabel = "ADDR", required = true, converter = PeerAddress.Converter.class,
-                description = "Be the client of a two-process run, connecting to ADDR: HOST[:QUALIFIER] (tcp: "
-                        + "QUALIFIER is the port; the measured connection uses QUALIFIER + 1), or for shm the server "
-                        + "IA's directory /PATH[:QUALIFIER] or shm:NAME[:QUALIFIER].")
-        PeerAddress client;
-    }
-
-    @Option(names = "--accept-timeout", paramLabel = "SECONDS", defaultValue = "0",
-            description = "--server: give up when no client connects within this time (default: 0, wait forever).")
-    private int acceptTimeout;
+    @Mixin
+    private TwoProcessOptions twoProcess = new TwoProcessOptions();
 
     @Option(names = "--json", description = "Print the results as one JSON object (settings; operation, size, count, "
             + "min_us, median_us, mean_us, stdev_us, p99_us, p999_us, max_us, mb_per_s, msg_per_s per row) instead "
@@ -178,14 +161,14 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        IaNames.require(spec, "--ia", ia);
-        if (mode != null && mode.client != null) {
-            IaNames.requireAddressFits(spec, ia, mode.client.address(), PeerAddress.display(mode.client.address()));
-        }
+        String ia = iaOption.name(spec);
+        long connQual = connQualOption.value();
+        PeerAddress client = twoProcess.client(spec, ia);
         require(!(poll && waitMode), "--poll and --wait exclude each other: pick one (polling is the default)");
-        require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
+        int timeout = timeoutOption.seconds(spec);
+        int acceptTimeout = twoProcess.acceptTimeout();
         require(acceptTimeout >= 0, "--accept-timeout must not be negative");
-        if (mode != null && mode.server) {
+        if (twoProcess.server()) {
             List<String> settings = given("--op", "--test", "--sizes", "--iterations", "--duration", "--warmup",
                     "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory");
             require(settings.isEmpty(), "--server takes its settings from the client: drop "
@@ -207,13 +190,12 @@ public final class PerfCommand implements Callable<Integer> {
         require(!matched("--accept-timeout"), "--accept-timeout applies to --server only: drop it or add --server");
         PerfConfig given = config();
         // the client connects to the qualifier of its address when it names one: the header says which
-        PerfConfig config = mode != null && mode.client.connQual() >= 0 ? given.withConnQual(mode.client.connQual())
-                : given;
+        PerfConfig config = client != null && client.connQual() >= 0 ? given.withConnQual(client.connQual()) : given;
         ResultTable.Outputs outputs = outputs(config);
         ResultTable table = new ResultTable(spec.commandLine().getOut(), config, outputs,
                 Progress.forTerminal(spec.commandLine().getErr()));
-        if (mode != null) {
-            PerfRun.runClient(config, mode.client.address(), table);
+        if (client != null) {
+            PerfRun.runClient(config, client.address(), table);
         } else {
             PerfRun.run(config, table);
         }
@@ -320,9 +302,11 @@ public final class PerfCommand implements Callable<Integer> {
         require(bwBytes >= 1, "--bw-bytes must be positive");
         require(memory.equals("native") || memory.equals("shared"), "--memory is native or shared, not " + memory);
         boolean shared = memory.equals("shared");
+        String ia = iaOption.name();
         require(!shared || PerfSide.isShm(ia), "--memory shared is DAT shared memory of the shm provider: use it "
                 + "with an shm IA (--ia shm)");
-        return new PerfConfig(ia, connQual, latSizes, warmup, iterations, bw, bwBytes, window, timeout, opSet, testSet,
+        return new PerfConfig(ia, connQualOption.value(), latSizes, warmup, iterations, bw, bwBytes, window,
+                timeoutOption.seconds(spec), opSet, testSet,
                 timed ? durationNanos : 0, waitMode, !noVerify, shared);
     }
 

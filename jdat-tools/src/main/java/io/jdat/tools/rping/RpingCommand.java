@@ -1,13 +1,14 @@
 package io.jdat.tools.rping;
 
-import io.jdat.tools.cli.IaNames;
+import io.jdat.tools.cli.TcpIaOptions;
+import io.jdat.tools.cli.TimeoutOption;
 import io.jdat.tools.cli.VersionProvider;
 import io.jdat.tools.session.SampleFailure;
-import io.jdat.tools.session.SampleSide;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -63,15 +64,11 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = "-V", description = "Verify the data (the server checks rping's pattern).")
     private boolean validate;
 
-    @Option(names = "--ia", paramLabel = "NAME", description = "The IA to open. Default: tcp.")
-    private String ia = "tcp";
+    @Mixin
+    private TcpIaOptions ia = new TcpIaOptions();
 
-    @Option(names = "--ia-params", paramLabel = "PARAMS",
-            description = "Open a tcp IA with these dat.conf IA parameters, e.g. \"crc=on p2p=off\".")
-    private String iaParams;
-
-    @Option(names = "--timeout", paramLabel = "MS", description = "The longest wait for one event. Default: 10000.")
-    private long timeoutMillis = 10_000;
+    @Mixin
+    private TimeoutOption timeout = new TimeoutOption("10s");
 
     /** Creates the command (picocli instantiates it). */
     public RpingCommand() {
@@ -80,10 +77,8 @@ public final class RpingCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        if (iaParams == null) {
-            IaNames.require(spec, "--ia", ia);
-        }
-        String iaName = iaParams == null ? ia : SampleSide.registerTcp("rping-tcp", iaParams);
+        String iaName = ia.iaName(spec, "rping-tcp");
+        long timeoutMillis = timeout.millis(spec);
         int n = role.client ? Math.max(count, 1) : Math.max(count, 0);
         Rping r = new Rping(new Rping.Config(iaName, address, port, n, size, verbose, validate, timeoutMillis), out);
         String side = role.client ? "client" : "server";

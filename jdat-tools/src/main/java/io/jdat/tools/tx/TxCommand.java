@@ -1,19 +1,22 @@
 package io.jdat.tools.tx;
 
-import io.jdat.tools.cli.IaNames;
+import io.jdat.tools.cli.ConnQualOption;
+import io.jdat.tools.cli.IaOption;
 import io.jdat.tools.cli.PeerAddress;
+import io.jdat.tools.cli.TimeoutOption;
+import io.jdat.tools.cli.TwoProcessOptions;
 import io.jdat.tools.cli.VersionProvider;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
-import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * {@code jdat tx} ({@code ./jdat.sh tx}): a transaction test in the manner of dapltest's {@code -T T}.
@@ -37,9 +40,8 @@ public class TxCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--ia", paramLabel = "NAME", defaultValue = "mem",
-            description = "IA name to open (both sides, or this side in two processes; default: ${DEFAULT-VALUE}).")
-    private String ia;
+    @Mixin
+    private IaOption iaOption = new IaOption("mem");
 
     @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "1",
             description = "Client threads; the server runs as many (default: ${DEFAULT-VALUE}).")
@@ -62,25 +64,11 @@ public class TxCommand implements Callable<Integer> {
                     + "server:rdma-write:4x2048 client:rdma-read:2x1024 server:rdma-read:1x4096."})
     private List<TxOp> ops;
 
-    @ArgGroup(exclusive = true)
-    private Mode mode;
+    @Mixin
+    private TwoProcessOptions twoProcess = new TwoProcessOptions();
 
-    /** One process (default), the server, or the client. */
-    static final class Mode {
-        @Option(names = "--server", required = true,
-                description = "Be the server of a two-process run: listen, serve one run, exit 0 on PASS.")
-        boolean server;
-
-        @Option(names = "--client", paramLabel = "ADDR", required = true, converter = PeerAddress.Converter.class,
-                description = "Be the client of a two-process run, connecting to ADDR: HOST[:QUALIFIER] "
-                        + "(tcp: QUALIFIER is the port), [IPv6]:QUALIFIER, mem:NAME, or for shm the server IA's "
-                        + "directory /PATH[:QUALIFIER] or shm:NAME[:QUALIFIER].")
-        PeerAddress client;
-    }
-
-    @Option(names = "--conn-qual", paramLabel = "QUAL", defaultValue = "18516",
-            description = "Connection qualifier the server listens on (default: ${DEFAULT-VALUE}).")
-    private long connQual;
+    @Mixin
+    private ConnQualOption connQualOption = new ConnQualOption(18516);
 
     @Option(names = {"-P", "--poll"}, description = "Busy-poll with dat_evd_dequeue instead of waiting in dat_evd_wait.")
     private boolean poll;
@@ -89,13 +77,8 @@ public class TxCommand implements Callable<Integer> {
             + "default).")
     private boolean waitMode;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
-            description = "Fail when a wait makes no progress for this long (default: ${DEFAULT-VALUE}).")
-    private int timeout;
-
-    @Option(names = "--accept-timeout", paramLabel = "SECONDS", defaultValue = "0",
-            description = "--server: give up when no client connects within this time (default: 0, wait forever).")
-    private int acceptTimeout;
+    @Mixin
+    private TimeoutOption timeoutOption = new TimeoutOption("10s");
 
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     private boolean json;
@@ -131,19 +114,19 @@ public class TxCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        IaNames.require(spec, "--ia", ia);
-        if (mode != null && mode.client != null) {
-            IaNames.requireAddressFits(spec, ia, mode.client.address(), PeerAddress.display(mode.client.address()));
-        }
+        String ia = iaOption.name(spec);
+        long connQual = connQualOption.value();
+        PeerAddress client = twoProcess.client(spec, ia);
         require(threads >= 1 && threads <= TxConfig.MAX_THREADS, "--threads must be 1.." + TxConfig.MAX_THREADS);
         require(eps >= 1 && eps <= TxConfig.MAX_EPS, "--eps must be 1.." + TxConfig.MAX_EPS);
         require((long) threads * eps <= TxConfig.MAX_ENDPOINTS, "--threads x --eps must be at most "
                 + TxConfig.MAX_ENDPOINTS + " endpoints");
         require(iterations >= 1 && iterations < (1L << 48), "--iterations must be at least 1");
-        require(timeout >= 1 && timeout <= 2000, "--timeout must be 1..2000 seconds");
+        int timeout = timeoutOption.seconds(spec);
+        int acceptTimeout = twoProcess.acceptTimeout();
         require(acceptTimeout >= 0, "--accept-timeout must not be negative");
         require(!(poll && waitMode), "--poll and --wait exclude each other: pick one (waiting is the default)");
-        require(acceptTimeout == 0 || mode != null && mode.server,
+        require(acceptTimeout == 0 || twoProcess.server(),
                 "--accept-timeout applies to --server only: drop it or add --server");
         List<TxOp> list = ops == null || ops.isEmpty() ? DEFAULT_OPS.stream().map(TxOp::parse).toList() : ops;
         require(list.size() <= TxConfig.MAX_OPS, "at most " + TxConfig.MAX_OPS + " --op");
@@ -156,7 +139,7 @@ public class TxCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         TxResult r;
         String role;
-        if (mode != null && mode.server) {
+        if (twoProcess.server()) {
             role = "server";
             r = TxRun.server(ia, connQual, poll, timeout, acceptTimeout, spec.commandLine().getErr(), a -> {
                 if (!json) {
@@ -167,14 +150,14 @@ public class TxCommand implements Callable<Integer> {
             });
         } else {
             long qual = connQual;
-            if (mode != null && mode.client.connQual() >= 0) {
-                qual = mode.client.connQual();
+            if (client != null && client.connQual() >= 0) {
+                qual = client.connQual();
             }
             TxConfig c = new TxConfig(ia, qual, threads, eps, iterations, list, poll, timeout,
                     ThreadLocalRandom.current().nextLong());
-            if (mode != null) {
+            if (client != null) {
                 role = "client";
-                r = TxRun.client(c, mode.client.address());
+                r = TxRun.client(c, client.address());
             } else {
                 role = "both sides";
                 r = TxRun.oneProcess(c, TxHooks.NONE);

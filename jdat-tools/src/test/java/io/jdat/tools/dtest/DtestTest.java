@@ -253,7 +253,7 @@ class DtestTest {
 
     @Test
     void noServerFailsWithExitCode1() throws Exception {
-        Cli c = jdat("dtest", "-h", "127.0.0.1", "--info-port", String.valueOf(freePort()), "--timeout", "500");
+        Cli c = jdat("dtest", "-h", "127.0.0.1", "--info-port", String.valueOf(freePort()), "--timeout", "500ms");
         assertEquals(1, c.exitCode());
         assertTrue(c.err().startsWith("jdat dtest client: FAILED: no dtest server at 127.0.0.1:"), c.err());
         assertTrue(c.err().contains("(connection refused for 500 ms): start 'jdat dtest -s'"), c.err());
