@@ -103,8 +103,8 @@ public final class DtestCommand implements Callable<Integer> {
         long timeoutMillis = timeout.millis(spec);
         Dtest.Config cfg;
         try {
-            cfg = new Dtest.Config(iaName, role.host, null, (int) connQual.value(), infoPort, size, burst, signalRate, polling,
-                    verbose, timeoutMillis, provider, advertise, settleMillis, connectMillis);
+            cfg = new Dtest.Config(iaName, role.host, null, (int) connQual.value(), infoPort, size, burst, signalRate,
+                    polling, verbose, timeoutMillis, provider, advertise, settleMillis, connectMillis);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -63,7 +63,8 @@ class SharedOptionsTest {
     @CsvSource({"rping, -c", "dtest, -s", "tx, -i", "perf, -n"})
     void anOldMillisecondTimeoutIsAnsweredWithTheSecondsToWrite(String name, String other) {
         String[] args = other.equals("-i") || other.equals("-n")
-                ? new String[] {name, other, "1", "--timeout", "15000"} : new String[] {name, other, "--timeout", "15000"};
+                ? new String[] {name, other, "1", "--timeout", "15000"}
+                : new String[] {name, other, "--timeout", "15000"};
         ToolRun.Run r = ToolRun.jdat(args);
         assertEquals(2, r.exitCode(), r.out() + r.err());
         assertEquals("jdat " + name + ": --timeout 15000 is over 2000 s: it is in seconds (write 15s, or 15000ms for "
