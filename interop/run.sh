@@ -156,7 +156,7 @@ rping_jdat_client() {
     g "rm -f /tmp/rs.*; (timeout 60 rping -s -a 10.0.2.15 -p 7174 -S $size -v > /tmp/rs.log 2> /tmp/rs.err; echo \$? > /tmp/rs.rc) > /dev/null 2>&1 &"
     sleep 0.3
     timeout 60 env JAVA_TOOL_OPTIONS= "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$JAR" \
-        rping -c -a 127.0.0.1 -p "$H_RPING" -C "$COUNT" -S "$size" -V -v --timeout 15000 --ia-params "$params" \
+        rping -c -a 127.0.0.1 -p "$H_RPING" -C "$COUNT" -S "$size" -V -v --timeout 15 --ia-params "$params" \
         > "$log.jdat" 2>&1
     local rc=$?
     local grc; grc=$(g "for i in \$(seq 50); do [ -s /tmp/rs.rc ] && break; sleep 0.2; done; cat /tmp/rs.rc 2>/dev/null")
@@ -176,7 +176,7 @@ rping_jdat_server() {
     selected "$name" || return 0
     log="$LOG/rping-s-$size-${params// /_}"
     timeout 60 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$JAR" \
-        rping -s -p "$J_RPING" -C "$COUNT" -S "$size" -V -v --timeout 15000 --ia-params "127.0.0.1 $params" \
+        rping -s -p "$J_RPING" -C "$COUNT" -S "$size" -V -v --timeout 15 --ia-params "127.0.0.1 $params" \
         > "$log.jdat" 2>&1 &
     local pid=$!
     for _ in $(seq 100); do grep -q 'listening' "$log.jdat" 2>/dev/null && break; sleep 0.1; done
@@ -242,7 +242,7 @@ dtest_jdat_client() {
     log="$LOG/dtest-c-$size-${params// /_}"
     g "rm -f /tmp/ds.*; ulimit -l unlimited; (timeout 90 dtest -s -P ofa-v2-iwarp -b $size -B $burst -v > /tmp/ds.log 2> /tmp/ds.err; echo \$? > /tmp/ds.rc) > /dev/null 2>&1 &"
     timeout 90 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$JAR" dtest -h 127.0.0.1 \
-        --info-port "$H_INFO" --conn-qual "$H_DTEST" -b "$size" -B "$burst" --timeout 30000 --ia-params "$params" \
+        --info-port "$H_INFO" --conn-qual "$H_DTEST" -b "$size" -B "$burst" --timeout 30 --ia-params "$params" \
         > "$log.jdat" 2>&1
     local rc=$?
     local grc; grc=$(g "for i in \$(seq 300); do [ -s /tmp/ds.rc ] && break; sleep 0.2; done; cat /tmp/ds.rc 2>/dev/null")
@@ -266,7 +266,7 @@ dtest_jdat_server() {
     log="$LOG/dtest-s-$size-${params// /_}"
     timeout 90 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -jar "$JAR" dtest -s \
         --info-port "$J_INFO" --conn-qual "$J_DTEST" --advertise 10.0.2.100 --provider ofa-v2-iwarp \
-        -b "$size" -B "$burst" --timeout 30000 --ia-params "127.0.0.1 $params" > "$log.jdat" 2>&1 &
+        -b "$size" -B "$burst" --timeout 30 --ia-params "127.0.0.1 $params" > "$log.jdat" 2>&1 &
     local pid=$!
     for _ in $(seq 100); do grep -q 'listening' "$log.jdat" 2>/dev/null && break; sleep 0.1; done
     g "ulimit -l unlimited; timeout 90 dtest -h 10.0.2.100 -b $size -B $burst -v 2> /tmp/dc.err; r=\$?; cat /tmp/dc.err >&2; exit \$r" > "$log.dapl" 2>&1

@@ -1,0 +1,105 @@
+package io.jdat.tools.perf;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The settings of one {@code jdat perf} run, validated by {@link PerfCommand}.
+ *
+ * @param iaName         the IA both sides open
+ * @param connQual       the connection qualifier the server listens on
+ * @param sizes          message sizes of the latency tests (multiples of 8, at least 8)
+ * @param warmup         untimed iterations before each latency test
+ * @param iterations     timed iterations of each latency test (unless {@code durationNanos} is set)
+ * @param bwSizes        transfer sizes of the bandwidth tests (multiples of 8, at least 16)
+ * @param bwBytes        bytes moved by each bandwidth test (rounded up to whole transfers; unless
+ *                       {@code durationNanos} is set)
+ * @param window         transfers kept outstanding in the bandwidth tests
+ * @param timeoutSeconds how long any wait may go without progress before the run fails
+ * @param ops            the operations to measure
+ * @param tests          the kinds of measurement (latency, bandwidth)
+ * @param durationNanos  when positive: measure each test for this long instead of {@code iterations} /
+ *                       {@code bwBytes}
+ * @param waitMode       reap completions with {@code dat_evd_wait} instead of polling {@code dat_evd_dequeue}
+ * @param verify         check the data of every transfer
+ * @param sharedMemory   allocate both sides' buffers as {@link io.jdat.shm.ShmMemory} (an {@code shm} IA only):
+ *                       the peer then maps them and copies once, instead of cross-memory attach
+ */
+record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, List<Long> bwSizes,
+        long bwBytes, int window, int timeoutSeconds, Set<PerfOp> ops, Set<PerfTest> tests, long durationNanos,
+        boolean waitMode, boolean verify, boolean sharedMemory) {
+    /** Immutable collections; the sets keep the enum order. */
+    PerfConfig {
+        sizes = List.copyOf(sizes);
+        bwSizes = List.copyOf(bwSizes);
+        ops = java.util.Collections.unmodifiableSet(ops.isEmpty() ? EnumSet.noneOf(PerfOp.class) : EnumSet.copyOf(ops));
+        tests = java.util.Collections.unmodifiableSet(
+                tests.isEmpty() ? EnumSet.noneOf(PerfTest.class) : EnumSet.copyOf(tests));
+    }
+
+    /**
+     * Every operation and test, counted, polled and verified: the settings of a default run.
+     *
+     * @param iaName         the IA both sides open
+     * @param connQual       the connection qualifier
+     * @param sizes          latency sizes
+     * @param warmup         latency warm-up iterations
+     * @param iterations     latency iterations
+     * @param bwSize         the bandwidth transfer size
+     * @param bwBytes        bytes per bandwidth test
+     * @param window         outstanding bandwidth transfers
+     * @param timeoutSeconds the wait limit
+     */
+    PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, long bwSize, long bwBytes,
+            int window, int timeoutSeconds) {
+        this(iaName, connQual, sizes, warmup, iterations, List.of(bwSize), bwBytes, window, timeoutSeconds,
+                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false);
+    }
+
+    /** The same settings with another connection qualifier. */
+    PerfConfig withConnQual(long qual) {
+        return new PerfConfig(iaName, qual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeoutSeconds, ops,
+                tests, durationNanos, waitMode, verify, sharedMemory);
+    }
+
+    /** Whether the latency tests run. */
+    boolean latency() {
+        return tests.contains(PerfTest.LATENCY) && !ops.isEmpty();
+    }
+
+    /** Whether the bandwidth tests run. */
+    boolean bandwidth() {
+        return tests.contains(PerfTest.BANDWIDTH) && !ops.isEmpty();
+    }
+
+    /** Whether each test runs for {@link #durationNanos} rather than a count. */
+    boolean timed() {
+        return durationNanos > 0;
+    }
+
+    /** The largest latency message size that runs (8 when none does). */
+    long maxSize() {
+        return latency() ? sizes.stream().mapToLong(Long::longValue).max().orElse(8) : 8;
+    }
+
+    /** The largest bandwidth transfer size that runs (0 when none does). */
+    long bwSize() {
+        return bandwidth() ? bwSizes.stream().mapToLong(Long::longValue).max().orElse(0) : 0;
+    }
+
+    /**
+     * Transfers per bandwidth test of one size: {@code ceil(bwBytes / size)}.
+     *
+     * @param size the transfer size
+     * @return the count
+     */
+    long bwCount(long size) {
+        return Math.max(1, (bwBytes + size - 1) / size);
+    }
+
+    /** The wait limit in nanoseconds. */
+    long timeoutNanos() {
+        return timeoutSeconds * 1_000_000_000L;
+    }
+}

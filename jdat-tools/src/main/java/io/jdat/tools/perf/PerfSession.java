@@ -1,0 +1,92 @@
+package io.jdat.tools.perf;
+
+import io.jdat.Endpoint;
+import io.jdat.LmrTriplet;
+import io.jdat.RmrTriplet;
+import io.jdat.tools.cli.ToolFailure;
+import io.jdat.tools.session.CompletionText;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What a {@link Measurement} works with on one side: the side's DAT objects and memory, the peer's region
+ * (learnt from the connection private data), the poller and the control plane.
+ */
+final class PerfSession {
+    final PerfConfig config;
+    final PerfSide side;
+    final BufferLayout layout;
+    final Sync sync;
+    final Poller poller;
+    private PeerInfo peer;
+
+    /**
+     * Creates the session of one side.
+     *
+     * @param config the run settings
+     * @param side   the side's DAT objects
+     * @param layout the region layout (both sides)
+     * @param sync   the control plane
+     */
+    PerfSession(PerfConfig config, PerfSide side, BufferLayout layout, Sync sync) {
+        this.config = config;
+        this.side = side;
+        this.layout = layout;
+        this.sync = sync;
+        this.poller = new Poller(side.role, sync, config.timeoutNanos(), config.waitMode());
+    }
+
+    /** Sets the peer's region once connected. */
+    void peer(PeerInfo p) {
+        peer = p;
+    }
+
+    /** This side's registered memory. */
+    MemorySegment mem() {
+        return side.mem;
+    }
+
+    /** This side's Endpoint. */
+    Endpoint ep() {
+        return side.ep;
+    }
+
+    /** A one-segment local I/O vector for {@code length} bytes at {@code offset} of this side's region. */
+    LmrTriplet[] iov(long offset, long length) {
+        return new LmrTriplet[] {side.lmr.triplet(offset, length)};
+    }
+
+    /** The peer's {@code length} bytes at {@code offset} of its region, as an RDMA target or source. */
+    RmrTriplet remote(long offset, long length) {
+        if (offset < 0 || offset + length > peer.length()) {
+            throw new ToolFailure(side.role + ": peer region too small for " + length + " bytes at " + offset);
+        }
+        return new RmrTriplet(peer.rmrContext(), peer.address() + offset, length);
+    }
+
+    /**
+     * Checks that nothing of an earlier measurement is still posted: a stale receive would swallow the next
+     * measurement's messages.
+     *
+     * @param next the measurement about to start
+     * @throws ToolFailure when a receive or request is still outstanding
+     */
+    void checkIdle(String next) {
+        Endpoint.Status st = side.ep.getStatus();
+        // A suppressed request completes unseen; a transport whose requests complete when the peer has handled
+        // them (shm) may still count the last one outstanding: drive progress (dequeue; no event is expected)
+        // for a moment before calling the EP busy.
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        io.jdat.DatEvent e = new io.jdat.DatEvent();
+        while ((!st.recvIdle() || !st.requestIdle()) && System.nanoTime() < deadline) {
+            if (side.reqEvd.dequeue(e) || side.recvEvd.dequeue(e)) {
+                throw new ToolFailure(side.role + ": before " + next + ": unexpected " + e.eventNumber() + " "
+                        + CompletionText.statusName(e.status()) + " (cookie " + e.userCookie() + ")");
+            }
+            Thread.onSpinWait();
+            st = side.ep.getStatus();
+        }
+        if (!st.recvIdle() || !st.requestIdle()) {
+            throw new ToolFailure(side.role + ": before " + next + ": Endpoint not idle (" + st + ")");
+        }
+    }
+}

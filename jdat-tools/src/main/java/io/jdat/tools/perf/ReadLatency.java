@@ -1,0 +1,83 @@
+package io.jdat.tools.perf;
+
+import io.jdat.CompletionFlags;
+import io.jdat.Endpoint;
+import io.jdat.EventDispatcher;
+import io.jdat.LmrTriplet;
+import io.jdat.RmrTriplet;
+import io.jdat.tools.cli.Sizes;
+import java.lang.foreign.MemorySegment;
+import org.HdrHistogram.Histogram;
+
+/**
+ * RDMA Read latency: the client clears its sink, then times one blocking read of the server's pattern
+ * (post, then poll or wait for the completion) and verifies what arrived. The server only provides the
+ * source (and follows the client's {@link Rounds}). Reported per operation (a read is a round trip; not
+ * halved). Without verification the sink is neither cleared nor checked.
+ *
+ * <p>Slots: small slot 3 on both sides (server source, client sink).
+ *
+ * @param size the read size
+ */
+record ReadLatency(long size) implements Measurement {
+    /** The operation column. */
+    static final String NAME = "RDMA read";
+    /** The seed of the server's source pattern. */
+    private static final long SEED = 0x5EAD;
+
+    @Override
+    public String operation() {
+        return NAME;
+    }
+
+    @Override
+    public void server(PerfSession s) {
+        String what = NAME + " " + Sizes.format(size);
+        String roundPhase = what + " round";
+        Pattern.fill(s.mem(), s.layout.small(3), size, SEED);
+        for (long n = s.sync.learn(what + " ready"); n > 0; n = s.sync.learn(roundPhase)) {
+            // the client reads; nothing to do here
+        }
+        s.sync.await(what + " done");
+    }
+
+    @Override
+    public PerfResult client(PerfSession s) {
+        MemorySegment m = s.mem();
+        Endpoint ep = s.ep();
+        EventDispatcher reqEvd = s.side.reqEvd;
+        boolean verify = s.config.verify();
+        long sink = s.layout.small(3);
+        MemorySegment sinkSeg = m.asSlice(sink, size);
+        LmrTriplet[] sinkIov = s.iov(sink, size);
+        RmrTriplet source = s.remote(s.layout.small(3), size);
+        String what = NAME + " " + Sizes.format(size);
+        String roundPhase = what + " round";
+        String check = "client: " + what;
+        Histogram h = Latency.histogram();
+        Rounds rounds = Rounds.latency(s.config);
+        long i = 0;
+        long roundNanos = 0;
+        for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
+                n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
+            boolean measure = rounds.measuring();
+            long r0 = System.nanoTime();
+            for (long end = i + n; i < end; i++) {
+                if (verify) {
+                    sinkSeg.fill((byte) 0);
+                }
+                long t0 = System.nanoTime();
+                ep.postRdmaRead(1, sinkIov, i, source, CompletionFlags.DEFAULT);
+                s.poller.dto(reqEvd, i, size, what);
+                long t1 = System.nanoTime();
+                Latency.record(h, measure, t1 - t0);
+                if (verify) {
+                    Pattern.verify(m, sink, size, SEED, check);
+                }
+            }
+            roundNanos = System.nanoTime() - r0;
+        }
+        s.sync.await(what + " done");
+        return PerfResult.latency(NAME, size, h, 1);
+    }
+}

@@ -1,0 +1,120 @@
+package io.jdat.tools.perf;
+
+/**
+ * The rounds of one measurement, decided by the client and announced to the server with
+ * {@link Sync#decide} / {@link Sync#learn}: a warm-up (not recorded), then the measured part, each either a
+ * fixed count or as many rounds as fit into a time budget. A timed round is sized from the rate of the one
+ * before (at most {@value #TARGET_MILLIS} ms, at most 8 times the last one), so the measured time ends
+ * close to the budget while the server only ever learns a count. The client's time between rounds (the
+ * barrier) is not counted.
+ */
+final class Rounds {
+    /** The longest timed round. */
+    static final long TARGET_MILLIS = 200;
+    private static final long TARGET_NANOS = TARGET_MILLIS * 1_000_000L;
+    private static final int WARMUP = 0;
+    private static final int MEASURE = 1;
+    private static final int DONE = 2;
+
+    private final long warmCount;
+    private final long warmNanos;
+    private final long count;
+    private final long nanos;
+    private final long first;
+    private int phase = WARMUP;
+    private long phaseRounds;
+    private long phaseNanos;
+    private long last;
+
+    /**
+     * Creates the schedule. Of each pair, the count is used when the time budget is 0.
+     *
+     * @param warmCount the warm-up count (0: none, unless {@code warmNanos})
+     * @param warmNanos the warm-up time budget (0: use {@code warmCount})
+     * @param count     the measured count
+     * @param nanos     the measured time budget (0: use {@code count})
+     * @param first     the size of the first round of a timed phase
+     */
+    Rounds(long warmCount, long warmNanos, long count, long nanos, long first) {
+        this.warmCount = warmCount;
+        this.warmNanos = warmNanos;
+        this.count = count;
+        this.nanos = nanos;
+        this.first = Math.max(1, first);
+    }
+
+    /**
+     * The rounds of a latency test: {@code --warmup} iterations, then {@code -n} iterations or
+     * {@code --duration}.
+     *
+     * @param c the settings
+     * @return the schedule
+     */
+    static Rounds latency(PerfConfig c) {
+        return new Rounds(c.warmup(), 0, c.iterations(), c.durationNanos(), 256);
+    }
+
+    /**
+     * The rounds of a bandwidth test: a warm-up of an eighth of the count (at least two windows), then
+     * the count; with a duration, a tenth of it as warm-up, then the duration.
+     *
+     * @param c    the settings
+     * @param size the transfer size
+     * @return the schedule
+     */
+    static Rounds bandwidth(PerfConfig c, long size) {
+        long n = c.bwCount(size);
+        long w2 = 2L * c.window();
+        if (c.timed()) {
+            return new Rounds(0, Math.max(1, c.durationNanos() / 10), 0, c.durationNanos(), w2);
+        }
+        return new Rounds(Math.min(n, Math.max(w2, n / 8)), 0, n, 0, w2);
+    }
+
+    /**
+     * The size of the next round.
+     *
+     * @param lastNanos how long the last round took (ignored before the first)
+     * @return the number of iterations or transfers, or 0 when the measurement is over
+     */
+    long next(long lastNanos) {
+        if (phaseRounds > 0) {
+            phaseNanos += lastNanos;
+        }
+        while (phase != DONE) {
+            long n = phase == WARMUP ? step(warmCount, warmNanos, lastNanos) : step(count, nanos, lastNanos);
+            if (n > 0) {
+                phaseRounds++;
+                last = n;
+                return n;
+            }
+            phase++;
+            phaseRounds = 0;
+            phaseNanos = 0;
+            last = 0;
+        }
+        return 0;
+    }
+
+    /** Whether the round {@link #next} returned is measured (not warm-up). */
+    boolean measuring() {
+        return phase == MEASURE;
+    }
+
+    /** The next round of the current phase, or 0 when it is over. */
+    private long step(long fixed, long budget, long lastNanos) {
+        if (budget <= 0) {
+            return phaseRounds == 0 ? fixed : 0;
+        }
+        if (phaseRounds == 0) {
+            return first;
+        }
+        long remaining = budget - phaseNanos;
+        if (remaining <= 0) {
+            return 0;
+        }
+        double rate = (double) last / Math.max(1, lastNanos);
+        double n = Math.ceil(rate * Math.min(remaining, TARGET_NANOS));
+        return (long) Math.max(1, Math.min(n, Math.min(last * 8.0, 1L << 40)));
+    }
+}

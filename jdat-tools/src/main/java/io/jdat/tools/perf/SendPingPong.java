@@ -1,0 +1,111 @@
+package io.jdat.tools.perf;
+
+import io.jdat.CompletionFlags;
+import io.jdat.Endpoint;
+import io.jdat.EventDispatcher;
+import io.jdat.LmrTriplet;
+import io.jdat.tools.cli.Sizes;
+import java.lang.foreign.MemorySegment;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Send/receive ping-pong: the client sends a message carrying the pattern of its iteration number; the
+ * server receives it, sends it straight back from the receive buffer, verifies it, and re-posts the
+ * buffer; the client receives the echo and verifies it. The server keeps two receives posted, so the one
+ * for the next message is always posted before it replies. Sends use {@link CompletionFlags#SUPPRESS};
+ * completions are polled (or waited for, {@code --wait}). The time is the client's round trip, reported as
+ * RTT/2. The client runs {@link Rounds}; the server posts the first two receives of each round before the
+ * round's "ready" barrier. Without verification ({@code --no-verify}) no pattern is written or checked.
+ *
+ * <p>Slots: client sends from small slot 0 and receives into 1; the server receives into 0 and 1 alternately.
+ *
+ * @param size the message size
+ */
+record SendPingPong(long size) implements Measurement {
+    /** The operation column. */
+    static final String NAME = "send/recv ping-pong";
+
+    @Override
+    public String operation() {
+        return NAME;
+    }
+
+    @Override
+    public void server(PerfSession s) {
+        MemorySegment m = s.mem();
+        Endpoint ep = s.ep();
+        EventDispatcher recvEvd = s.side.recvEvd;
+        boolean verify = s.config.verify();
+        long[] off = {s.layout.small(0), s.layout.small(1)};
+        LmrTriplet[][] slot = {s.iov(off[0], size), s.iov(off[1], size)};
+        String phase = NAME + " " + Sizes.format(size);
+        String roundPhase = phase + " round";
+        String what = phase + " receive";
+        String check = "server: " + what;
+        long i = 0;
+        long n;
+        while ((n = s.sync.learn(roundPhase)) > 0) {
+            long end = i + n;
+            for (long k = i; k < Math.min(i + 2, end); k++) {
+                ep.postRecv(1, slot[(int) (k & 1)], k, CompletionFlags.DEFAULT);
+            }
+            s.sync.await(what + " ready");
+            for (; i < end; i++) {
+                int j = (int) (i & 1);
+                s.poller.dto(recvEvd, i, size, what);
+                ep.postSend(1, slot[j], i, CompletionFlags.SUPPRESS);
+                if (verify) {
+                    Pattern.verify(m, off[j], size, i, check);
+                }
+                if (i + 2 < end) {
+                    ep.postRecv(1, slot[j], i + 2, CompletionFlags.DEFAULT);
+                }
+            }
+        }
+        s.sync.await(what + " done");
+    }
+
+    @Override
+    public PerfResult client(PerfSession s) {
+        MemorySegment m = s.mem();
+        Endpoint ep = s.ep();
+        EventDispatcher recvEvd = s.side.recvEvd;
+        boolean verify = s.config.verify();
+        long sendOff = s.layout.small(0);
+        long recvOff = s.layout.small(1);
+        LmrTriplet[] sendIov = s.iov(sendOff, size);
+        LmrTriplet[] recvIov = s.iov(recvOff, size);
+        String phase = NAME + " " + Sizes.format(size);
+        String roundPhase = phase + " round";
+        String what = phase + " echo";
+        String check = "client: " + what;
+        Histogram h = Latency.histogram();
+        Rounds rounds = Rounds.latency(s.config);
+        long i = 0;
+        long n;
+        long roundNanos = 0;
+        while ((n = s.sync.decide(roundPhase, rounds.next(roundNanos))) > 0) {
+            boolean measure = rounds.measuring();
+            s.sync.await(phase + " receive ready");
+            long end = i + n;
+            long r0 = System.nanoTime();
+            for (; i < end; i++) {
+                if (verify) {
+                    Pattern.fill(m, sendOff, size, i);
+                }
+                ep.postRecv(1, recvIov, i, CompletionFlags.DEFAULT);
+                long t0 = System.nanoTime();
+                ep.postSend(1, sendIov, i, CompletionFlags.SUPPRESS);
+                s.poller.dto(recvEvd, i, size, what);
+                long t1 = System.nanoTime();
+                Latency.record(h, measure, t1 - t0);
+                if (verify) {
+                    Pattern.verify(m, recvOff, size, i, check);
+                }
+            }
+            roundNanos = System.nanoTime() - r0;
+        }
+        s.sync.await(phase + " receive done");
+        return PerfResult.latency(NAME, size, h, 2);
+    }
+}

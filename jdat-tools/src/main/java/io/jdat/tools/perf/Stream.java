@@ -1,0 +1,316 @@
+package io.jdat.tools.perf;
+
+import io.jdat.CompletionFlags;
+import io.jdat.Endpoint;
+import io.jdat.EventDispatcher;
+import io.jdat.LmrTriplet;
+import io.jdat.RmrTriplet;
+import io.jdat.tools.cli.Sizes;
+import io.jdat.tools.cli.ToolFailure;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A bandwidth test: the client keeps up to {@code window} transfers of {@code size} bytes outstanding (RDMA
+ * Reads: at most the EP's {@code max_rdma_read_out}) and polls (or waits for) their completions, in
+ * {@link Rounds}: an untimed warm-up, then {@code bwBytes} in one round, or rounds until the duration is used
+ * up. MB/s is 10^6 bytes per second over the client's time from the first post to the last completion of
+ * each measured round. Transfers are numbered across the rounds of a measurement.
+ *
+ * <p>The send stream uses credit-based flow control, as RDMA applications do: the server RDMA-writes the
+ * number of receives it has posted into the client's memory, and the client never sends beyond it.
+ *
+ * <p>Every transfer carries a stamp (its number, or the source slot for reads) in its first and last 8
+ * bytes, and a body with the pattern of its source slot. Source, target and receive rings have different
+ * lengths ({@code W}, {@code W + 1}, {@code 2W + 1}), so (for {@code W >= 2}) a slot never receives the
+ * same body twice in a row and a transfer that did not happen is detected. Checked: the stamps of every
+ * read and received message, the full body of every {@value #SAMPLE_EVERY}th and of the last ring of each
+ * round, and, after each round, every target slot of an RDMA Write stream (the last {@code W + 1} writes);
+ * nothing without verification ({@code --no-verify}).
+ *
+ * @param kind the operation
+ * @param size bytes per transfer (a multiple of 8, at least 16)
+ */
+record Stream(Kind kind, long size) implements Measurement {
+    /** Full-body verification of every n-th transfer. */
+    static final int SAMPLE_EVERY = 256;
+    /** Source words the server rotates through for its credit updates. */
+    private static final int CREDIT_WORDS = 16;
+    /** Credit words of the client, one per round, reused every this many rounds. */
+    private static final int CREDIT_ROUNDS = 8;
+
+    /** The streamed operation. */
+    enum Kind {
+        /** RDMA Writes into the server's memory. */
+        WRITE("RDMA write stream"),
+        /** RDMA Reads of the server's memory. */
+        READ("RDMA read stream"),
+        /** Sends into receives the server keeps posted. */
+        SEND("send stream");
+
+        final String operation;
+
+        Kind(String operation) {
+            this.operation = operation;
+        }
+
+        /** The {@code --op} that selects this stream. */
+        PerfOp op() {
+            return switch (this) {
+                case WRITE -> PerfOp.RDMA_WRITE;
+                case READ -> PerfOp.RDMA_READ;
+                case SEND -> PerfOp.SEND;
+            };
+        }
+    }
+
+    @Override
+    public String operation() {
+        return kind.operation;
+    }
+
+    @Override
+    public void server(PerfSession s) {
+        int w = s.config.window();
+        boolean verify = s.config.verify();
+        MemorySegment m = s.mem();
+        BufferLayout l = s.layout;
+        if (kind == Kind.READ) {
+            for (int t = 0; t <= w; t++) {
+                fillSlot(m, l.bulk(t), t, t + 1L);
+            }
+        }
+        String what = kind.operation + " " + Sizes.format(size);
+        String roundPhase = what + " round";
+        long base = 0;
+        int round = 0;
+        for (long n = s.sync.learn(roundPhase); n > 0; n = s.sync.learn(roundPhase)) {
+            switch (kind) {
+                case WRITE -> {
+                    if (verify) {
+                        m.asSlice(l.bulk(0), (w + 1) * l.bulkSlot()).fill((byte) 0);
+                    }
+                    s.sync.await(what + " ready");
+                    s.sync.await(what + " done");
+                    if (verify) {
+                        for (long k = base + Math.max(0, n - (w + 1)); k < base + n; k++) {
+                            verifySlot(m, l.bulk((int) (k % (w + 1))), k % w, k + 1, "server: " + what + " #" + k);
+                        }
+                    }
+                }
+                case READ -> {
+                    s.sync.await(what + " ready");
+                    s.sync.await(what + " done");
+                }
+                case SEND -> {
+                    receive(s, base, n, round, what);
+                    s.sync.await(what + " done");
+                }
+                default -> throw new IllegalStateException();
+            }
+            s.sync.await(what + " verified");
+            base += n;
+            round++;
+        }
+    }
+
+    /**
+     * The server's receive loop of one round of a send stream (transfers {@code base} to {@code base + n - 1}):
+     * a ring of {@code 2W + 1} receives, each re-posted on arrival. After every re-post the server RDMA-writes
+     * the number of receives posted so far in the measurement (its credit) into the client's credit word of
+     * the round; the client never sends beyond it, so no send ever waits for a receive (receiver not ready).
+     * Credits only grow, so a late credit write of an earlier round never grants the client anything.
+     */
+    private void receive(PerfSession s, long base, long n, int round, String what) {
+        int w = s.config.window();
+        boolean verify = s.config.verify();
+        int ring = 2 * w + 1;
+        MemorySegment m = s.mem();
+        BufferLayout l = s.layout;
+        Endpoint ep = s.ep();
+        EventDispatcher recvEvd = s.side.recvEvd;
+        LmrTriplet[][] iov = new LmrTriplet[ring][];
+        for (int r = 0; r < ring; r++) {
+            iov[r] = s.iov(l.bulk(r), size);
+        }
+        if (verify) {
+            m.asSlice(l.bulk(0), ring * l.bulkSlot()).fill((byte) 0);
+        }
+        for (int r = 0; r < Math.min(ring, n); r++) {
+            ep.postRecv(1, iov[r], base + r, CompletionFlags.DEFAULT);
+        }
+        RmrTriplet credit = s.remote(creditOffset(l, round), 8);
+        LmrTriplet[][] creditSrc = new LmrTriplet[CREDIT_WORDS][];
+        for (int c = 0; c < CREDIT_WORDS; c++) {
+            creditSrc[c] = s.iov(creditSource(l, c), 8);
+        }
+        String recvWhat = what + " receive";
+        String check = "server: " + recvWhat;
+        s.sync.await(what + " ready");
+        for (long k = 0; k < n; k++) {
+            long g = base + k;
+            int r = (int) (k % ring);
+            s.poller.dto(recvEvd, g, size, recvWhat);
+            long off = l.bulk(r);
+            if (verify && (k % SAMPLE_EVERY == 0 || k >= n - ring)) {
+                verifySlot(m, off, g % w, g + 1, check);
+            } else if (verify) {
+                verifyStamps(m, off, g + 1, check);
+            }
+            if (k + ring < n) {
+                ep.postRecv(1, iov[r], g + ring, CompletionFlags.DEFAULT);
+                int c = (int) (k % CREDIT_WORDS);
+                m.set(ValueLayout.JAVA_LONG, creditSource(l, c), g + ring + 1);
+                ep.postRdmaWrite(1, creditSrc[c], g, credit, CompletionFlags.SUPPRESS);
+            }
+        }
+    }
+
+    @Override
+    public PerfResult client(PerfSession s) {
+        int w = s.config.window();
+        boolean verify = s.config.verify();
+        int depth = kind == Kind.READ ? Math.min(w, s.side.readDepth) : w;
+        MemorySegment m = s.mem();
+        BufferLayout l = s.layout;
+        Endpoint ep = s.ep();
+        EventDispatcher reqEvd = s.side.reqEvd;
+        long[] localOff = new long[w];
+        LmrTriplet[][] iov = new LmrTriplet[w][];
+        for (int j = 0; j < w; j++) {
+            localOff[j] = kind == Kind.READ ? l.bulk(w + j) : l.bulk(j);
+            iov[j] = s.iov(localOff[j], size);
+            if (kind != Kind.READ) {
+                fillSlot(m, localOff[j], j, 0);
+            }
+        }
+        RmrTriplet[] remote = new RmrTriplet[w + 1];
+        for (int t = 0; t <= w; t++) {
+            remote[t] = s.remote(l.bulk(t), size);
+        }
+        long fenceOff = l.small(BufferLayout.SMALL_SLOTS - 1);
+        LmrTriplet[] fenceIov = s.iov(fenceOff, 8);
+        RmrTriplet fenceSource = s.remote(fenceOff, 8);
+        String what = kind.operation + " " + Sizes.format(size);
+        String roundPhase = what + " round";
+        String check = "client: " + what;
+        String creditWhat = what + " receive credit";
+        for (int r = 0; r < CREDIT_ROUNDS; r++) {
+            m.set(ValueLayout.JAVA_LONG, creditOffset(l, r), 0);
+        }
+        Rounds rounds = Rounds.bandwidth(s.config, size);
+        long measured = 0;
+        long measuredNanos = 0;
+        long base = 0;
+        long roundNanos = 0;
+        int round = 0;
+        for (long n = s.sync.decide(roundPhase, rounds.next(0)); n > 0;
+                n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
+            long creditOff = creditOffset(l, round);
+            long credit = base + Math.min(2L * w + 1, n);
+            s.sync.await(what + " ready");
+            long posted = 0;
+            long t0 = System.nanoTime();
+            for (long done = 0; done < n; done++) {
+                while (posted < n && posted - done < depth) {
+                    if (kind == Kind.SEND && base + posted >= credit) {
+                        credit = Math.max(credit, Poller.readAcquire(m, creditOff));
+                        if (base + posted >= credit) {
+                            if (posted > done) {
+                                break; // poll a completion meanwhile
+                            }
+                            credit = s.poller.awaitAtLeast(m, creditOff, base + posted + 1, creditWhat);
+                        }
+                    }
+                    post(m, ep, localOff, iov, remote, base + posted);
+                    posted++;
+                }
+                long g = base + done;
+                s.poller.dto(reqEvd, g, size, what);
+                if (kind == Kind.READ && verify) {
+                    long t = g % (w + 1);
+                    long off = localOff[(int) (g % w)];
+                    if (done % SAMPLE_EVERY == 0 || done >= n - w) {
+                        verifySlot(m, off, t, t + 1, check);
+                    } else {
+                        verifyStamps(m, off, t + 1, check);
+                    }
+                }
+            }
+            if (kind == Kind.WRITE) {
+                // An RDMA Write completes at the initiator once the transport has its bytes (iWARP has no
+                // end-to-end acknowledgement); a Read behind the writes returns only after they are placed
+                // at the target, so the round ends with one.
+                ep.postRdmaRead(1, fenceIov, base + n, fenceSource, CompletionFlags.DEFAULT);
+                s.poller.dto(reqEvd, base + n, 8, what + " fence");
+            }
+            roundNanos = System.nanoTime() - t0;
+            if (rounds.measuring()) {
+                measured += n;
+                measuredNanos += roundNanos;
+            }
+            s.sync.await(what + " done");
+            s.sync.await(what + " verified");
+            base += n;
+            round++;
+        }
+        return PerfResult.bandwidth(kind.operation, size, measured, measuredNanos);
+    }
+
+    /** Posts transfer {@code k}: stamps the source (write, send) or clears the sink's stamps (read). */
+    private void post(MemorySegment m, Endpoint ep, long[] localOff, LmrTriplet[][] iov, RmrTriplet[] remote, long k) {
+        int w = iov.length;
+        int j = (int) (k % w);
+        long off = localOff[j];
+        switch (kind) {
+            case WRITE -> {
+                stamp(m, off, k + 1);
+                ep.postRdmaWrite(1, iov[j], k, remote[(int) (k % (w + 1))], CompletionFlags.DEFAULT);
+            }
+            case SEND -> {
+                stamp(m, off, k + 1);
+                ep.postSend(1, iov[j], k, CompletionFlags.DEFAULT);
+            }
+            case READ -> {
+                stamp(m, off, 0);
+                ep.postRdmaRead(1, iov[j], k, remote[(int) (k % (w + 1))], CompletionFlags.DEFAULT);
+            }
+            default -> throw new IllegalStateException();
+        }
+    }
+
+    /** The client's credit word of a send-stream round: small slot 0, word {@code round % CREDIT_ROUNDS}. */
+    private static long creditOffset(BufferLayout l, int round) {
+        return l.small(0) + 8L * (round % CREDIT_ROUNDS);
+    }
+
+    /** The server's source words for credit updates: small slot 0, from byte 64 on. */
+    private static long creditSource(BufferLayout l, int c) {
+        return l.small(0) + 64 + 8L * c;
+    }
+
+    /** Writes the body pattern {@code seed} and the stamp {@code stamp} into the slot at {@code off}. */
+    private void fillSlot(MemorySegment m, long off, long seed, long stamp) {
+        Pattern.fill(m, off + 8, size - 16, seed);
+        stamp(m, off, stamp);
+    }
+
+    private void stamp(MemorySegment m, long off, long stamp) {
+        m.set(ValueLayout.JAVA_LONG, off, stamp);
+        m.set(ValueLayout.JAVA_LONG, off + size - 8, stamp);
+    }
+
+    private void verifyStamps(MemorySegment m, long off, long stamp, String what) {
+        long head = m.get(ValueLayout.JAVA_LONG, off);
+        long tail = m.get(ValueLayout.JAVA_LONG, off + size - 8);
+        if (head != stamp || tail != stamp) {
+            throw new ToolFailure("data verification failed: " + what + ": stamps " + head + "/" + tail
+                    + ", expected " + stamp);
+        }
+    }
+
+    private void verifySlot(MemorySegment m, long off, long seed, long stamp, String what) {
+        verifyStamps(m, off, stamp, what);
+        Pattern.verify(m, off + 8, size - 16, seed, what);
+    }
+}

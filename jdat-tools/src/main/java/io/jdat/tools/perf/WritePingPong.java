@@ -1,0 +1,108 @@
+package io.jdat.tools.perf;
+
+import io.jdat.CompletionFlags;
+import io.jdat.Endpoint;
+import io.jdat.LmrTriplet;
+import io.jdat.RmrTriplet;
+import io.jdat.tools.cli.Sizes;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.HdrHistogram.Histogram;
+
+/**
+ * RDMA Write ping-pong, like {@code ucx_perftest ucp_put_lat}: the client RDMA-writes a payload whose last
+ * 8 bytes are the sequence number into the server's memory; the server spins on that word in its own
+ * memory, RDMA-writes the payload back into the client's memory, and verifies it; the client spins likewise
+ * and verifies the echo. Writes use {@link CompletionFlags#SUPPRESS}; no completion is polled (an RDMA Write
+ * raises no event at its target, so {@code --wait} changes nothing here). Reported as RTT/2. The client runs
+ * {@link Rounds}; the "ready" barrier carries the first. Without verification only the sequence word is
+ * written and watched.
+ *
+ * <p>Slots: the client writes from small slot 0; iteration {@code i} lands in slot {@code 1 + i % 2} on both
+ * sides, so a side verifies one slot while the next iteration uses the other.
+ *
+ * @param size the payload size (a multiple of 8, at least 8)
+ */
+record WritePingPong(long size) implements Measurement {
+    /** The operation column. */
+    static final String NAME = "RDMA write ping-pong";
+    /** How long a payload word may lag behind the sequence word. */
+    private static final long GRACE_NANOS = 1_000_000;
+
+    @Override
+    public String operation() {
+        return NAME;
+    }
+
+    @Override
+    public void server(PerfSession s) {
+        MemorySegment m = s.mem();
+        Endpoint ep = s.ep();
+        boolean verify = s.config.verify();
+        long[] off = {s.layout.small(1), s.layout.small(2)};
+        LmrTriplet[][] local = {s.iov(off[0], size), s.iov(off[1], size)};
+        RmrTriplet[] peer = {s.remote(off[0], size), s.remote(off[1], size)};
+        String what = NAME + " " + Sizes.format(size);
+        String roundPhase = what + " round";
+        String check = "server: " + what;
+        m.asSlice(off[0], 2 * s.layout.smallSlot()).fill((byte) 0);
+        long i = 0;
+        for (long n = s.sync.learn(what + " ready"); n > 0; n = s.sync.learn(roundPhase)) {
+            for (long end = i + n; i < end; i++) {
+                int j = (int) (i & 1);
+                long seq = i + 1;
+                s.poller.awaitWord(m, off[j] + size - 8, seq, what, s.side.reqEvd);
+                ep.postRdmaWrite(1, local[j], i, peer[j], CompletionFlags.SUPPRESS);
+                if (verify) {
+                    Pattern.verifyEventually(m, off[j], size - 8, seq, GRACE_NANOS, check);
+                }
+            }
+        }
+        s.sync.await(what + " done");
+    }
+
+    @Override
+    public PerfResult client(PerfSession s) {
+        MemorySegment m = s.mem();
+        Endpoint ep = s.ep();
+        boolean verify = s.config.verify();
+        long src = s.layout.small(0);
+        long[] off = {s.layout.small(1), s.layout.small(2)};
+        LmrTriplet[] srcIov = s.iov(src, size);
+        RmrTriplet[] peer = {s.remote(off[0], size), s.remote(off[1], size)};
+        String what = NAME + " " + Sizes.format(size);
+        String roundPhase = what + " round";
+        String echo = what + " echo";
+        String check = "client: " + echo;
+        Histogram h = Latency.histogram();
+        Rounds rounds = Rounds.latency(s.config);
+        m.asSlice(off[0], 2 * s.layout.smallSlot()).fill((byte) 0);
+        long i = 0;
+        long roundNanos = 0;
+        // The "ready" barrier (both sides' slots are clear) carries the first round.
+        for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
+                n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
+            boolean measure = rounds.measuring();
+            long r0 = System.nanoTime();
+            for (long end = i + n; i < end; i++) {
+                int j = (int) (i & 1);
+                long seq = i + 1;
+                if (verify) {
+                    Pattern.fill(m, src, size - 8, seq);
+                }
+                m.set(ValueLayout.JAVA_LONG, src + size - 8, seq);
+                long t0 = System.nanoTime();
+                ep.postRdmaWrite(1, srcIov, i, peer[j], CompletionFlags.SUPPRESS);
+                s.poller.awaitWord(m, off[j] + size - 8, seq, echo, s.side.reqEvd);
+                long t1 = System.nanoTime();
+                Latency.record(h, measure, t1 - t0);
+                if (verify) {
+                    Pattern.verifyEventually(m, off[j], size - 8, seq, GRACE_NANOS, check);
+                }
+            }
+            roundNanos = System.nanoTime() - r0;
+        }
+        s.sync.await(what + " done");
+        return PerfResult.latency(NAME, size, h, 2);
+    }
+}

@@ -1,0 +1,514 @@
+package io.jdat.tools.perf;
+
+import static io.jdat.tools.cli.ToolRun.jdat;
+import static io.jdat.tools.perf.PerfCommandTest.assertRow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jdat.CompletionFlags;
+import io.jdat.DatException;
+import io.jdat.EvdFlags;
+import io.jdat.EventDispatcher;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Registry;
+import io.jdat.tools.cli.Seconds;
+import io.jdat.tools.cli.Sizes;
+import io.jdat.tools.cli.ToolFailure;
+import io.jdat.tools.cli.ToolRun;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+/** {@code jdat perf}'s selection, size, duration, waiting, verification and output options. */
+class PerfOptionsTest {
+    private static final AtomicLong QUALS = new AtomicLong(33_000);
+    private static final Duration LIMIT = Duration.ofSeconds(60);
+    /** Short latency and bandwidth settings. */
+    private static final List<String> SHORT = List.of("-n", "200", "--warmup", "20", "--bw-bytes", "1M", "--window", "4");
+
+    private static String qual() {
+        return Long.toString(QUALS.getAndIncrement());
+    }
+
+    /** Runs {@code jdat perf} with {@code args} on a fresh qualifier and expects success. */
+    private static ToolRun.Run perf(String... args) {
+        List<String> all = new ArrayList<>(List.of("perf", "--conn-qual", qual()));
+        all.addAll(List.of(args));
+        ToolRun.Run r = assertTimeoutPreemptively(LIMIT, () -> jdat(all.toArray(String[]::new)));
+        assertEquals(0, r.exitCode(), () -> String.join(" ", all) + "\nstdout:\n" + r.out() + "\nstderr:\n" + r.err());
+        return r;
+    }
+
+    private static List<String> with(List<String> base, String... more) {
+        List<String> all = new ArrayList<>(base);
+        all.addAll(List.of(more));
+        return all;
+    }
+
+    /** The table rows (operation and size) in output order. */
+    private static List<String> rows(String out) {
+        List<String> rows = new ArrayList<>();
+        Matcher m = Pattern.compile("(?m)^((?:send|RDMA)[a-zA-Z/ -]+?)\\s{2,}([0-9]+ [KMG]?i?B)\\s").matcher(out);
+        while (m.find()) {
+            rows.add(m.group(1).strip() + " " + m.group(2));
+        }
+        return rows;
+    }
+
+    private static double field(String json, String name) {
+        Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\":([0-9.]+)").matcher(json);
+        assertTrue(m.find(), name + " in " + json);
+        return Double.parseDouble(m.group(1));
+    }
+
+    // ------------------------------------------------------------------------------------------ parsing
+
+    @Test
+    void sizesTakeOneSizeListsSuffixesAndSweeps() {
+        assertEquals(List.of(4096L), Sizes.parseList(List.of("4K")));
+        assertEquals(List.of(64L, 4096L, 1L << 20, 1L << 30), Sizes.parseList(List.of("64", "4KiB", "1M", "1G")));
+        assertEquals(List.of(8L, 16L, 32L, 64L), Sizes.parseList(List.of("8..64")));
+        assertEquals(List.of(1024L, 2048L, 4096L, 64L), Sizes.parseList(List.of("1K..4K", "64", "2K")),
+                "sweeps and sizes mix; duplicates are dropped, the order is kept");
+        assertEquals(List.of(64L, 128L, 256L, 512L), Sizes.parseList(List.of("64..1000")), "doubles up to TO");
+        assertEquals(List.of(64L), Sizes.parseList(List.of("64..64")));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"4X|not a byte size", "64..8|1 <= FROM <= TO", "0..8|1 <= FROM <= TO",
+            "8..1Q|not a sweep", "..64|not a sweep"})
+    void badSizeItemsAreRejectedWithTheReason(String item, String reason) {
+        CommandLine.TypeConversionException e = assertThrows(CommandLine.TypeConversionException.class,
+                () -> Sizes.parseList(List.of(item)));
+        assertTrue(e.getMessage().contains(reason), e.getMessage());
+    }
+
+    @Test
+    void durationsTakeSecondsAndUnits() {
+        assertEquals(2_000_000_000L, Seconds.parse("2"));
+        assertEquals(1_500_000_000L, Seconds.parse("1.5s"));
+        assertEquals(500_000_000L, Seconds.parse("500ms"));
+        assertEquals(60_000_000_000L, Seconds.parse("1m"));
+        assertThrows(CommandLine.TypeConversionException.class, () -> Seconds.parse("2h"));
+        assertEquals("0.25 s", Seconds.format(250_000_000L));
+    }
+
+    @Test
+    void opAndTestNamesTakeTheAliasesOfJdatTest() {
+        assertEquals(PerfOp.SEND, PerfOp.parse("sr"));
+        assertEquals(PerfOp.RDMA_WRITE, PerfOp.parse("Write"));
+        assertEquals(PerfOp.RDMA_WRITE, PerfOp.parse("rw"));
+        assertEquals(PerfOp.RDMA_READ, PerfOp.parse("rdma-read"));
+        assertEquals(PerfTest.BANDWIDTH, PerfTest.parse("bw"));
+        assertEquals(PerfTest.LATENCY, PerfTest.parse("LATENCY"));
+    }
+
+    /** A timed schedule ends at the budget; a counted one is warm-up, count, end. */
+    @Test
+    void roundsFollowTheCountOrFillTheDuration() {
+        Rounds counted = new Rounds(20, 0, 1000, 0, 256);
+        assertEquals(20, counted.next(0));
+        assertFalse(counted.measuring());
+        assertEquals(1000, counted.next(123));
+        assertTrue(counted.measuring());
+        assertEquals(0, counted.next(456));
+
+        long budget = 1_000_000_000L;
+        Rounds timed = new Rounds(0, 0, 0, budget, 256);
+        long measured = 0;
+        int rounds = 0;
+        for (long n = timed.next(0); n > 0; n = timed.next(n * 1000)) { // 1 µs per iteration
+            assertTrue(timed.measuring());
+            assertTrue(n * 1000 <= Rounds.TARGET_MILLIS * 1_000_000L + 1000, "round of " + n);
+            measured += n * 1000;
+            rounds++;
+        }
+        assertTrue(measured >= budget && measured < budget + 10_000_000L, measured + " ns in " + rounds + " rounds");
+    }
+
+    // ------------------------------------------------------------------------------------------ usage errors
+
+    static List<List<String>> usageErrors() {
+        return List.of(
+                List.of("--sizes", "12", "multiple of 8"),
+                List.of("--sizes", "4X", "--sizes: '4X' is not a byte size"),
+                List.of("--sizes", "64..8", "not a sweep"),
+                List.of("--op", "fly", "use send, rdma-write or rdma-read"),
+                List.of("--test", "speed", "use latency or bandwidth"),
+                List.of("--duration", "1", "-n", "10", "--duration and --iterations exclude each other"),
+                List.of("--duration", "1", "--bw-bytes", "1M", "--duration and --bw-bytes exclude each other"),
+                List.of("--duration", "2h", "not a duration"),
+                List.of("--poll", "--wait", "--poll and --wait exclude each other"),
+                List.of("--server", "--sizes", "64", "--server takes its settings from the client: drop --sizes"),
+                List.of("--accept-timeout", "5", "--accept-timeout applies to --server only"),
+                List.of("--test", "latency", "--bw-size", "64K", "--bw-size sets the bandwidth tests"),
+                List.of("--test", "bandwidth", "-n", "10", "--iterations sets the latency tests"),
+                List.of("--test", "bandwidth", "--sizes", "64", "--bw-size", "64", "drop one"),
+                List.of("--test", "bandwidth", "--sizes", "8", "--sizes: 8 is not a multiple of 8 of at least 16"),
+                List.of("--bw-size", "64K", "--window", "2000", "--window must be 1..1024"),
+                List.of("--server", "--wait", "30", "use --accept-timeout 30"),
+                List.of("--memory", "shared", "use it with an shm IA (--ia shm)"),
+                List.of("--ia", "shm", "--memory", "huge", "--memory is native or shared, not huge"),
+                List.of("--server", "--ia", "shm", "--memory", "shared", "drop --memory here"));
+    }
+
+    /** Each user error: exit code 2, one line on stderr that names the problem, no stack trace, no output. */
+    @ParameterizedTest
+    @MethodSource("usageErrors")
+    void userErrorsAreOneLineAndExitCode2(List<String> argsAndMessage) {
+        List<String> args = new ArrayList<>(List.of("perf"));
+        args.addAll(argsAndMessage.subList(0, argsAndMessage.size() - 1));
+        String message = argsAndMessage.getLast();
+        ToolRun.Run r = jdat(args.toArray(String[]::new));
+        assertEquals(2, r.exitCode(), () -> args + ": " + r.err());
+        assertEquals(1, r.err().lines().count(), () -> args + ": " + r.err());
+        assertTrue(r.err().startsWith("jdat perf: "), r.err());
+        assertTrue(r.err().contains(message), () -> args + ": " + r.err());
+        assertFalse(r.err().contains("Exception") || r.err().contains("\tat "), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void jdatTxUsesTheSameNamesAcceptTimeoutAndWait() {
+        ToolRun.Run old = jdat("tx", "--server", "--wait", "30");
+        assertEquals(2, old.exitCode(), old.err());
+        assertEquals(1, old.err().lines().count(), old.err());
+        assertTrue(old.err().contains("use --accept-timeout 30"), old.err());
+        ToolRun.Run both = jdat("tx", "--poll", "--wait");
+        assertEquals(2, both.exitCode(), both.err());
+        assertTrue(both.err().contains("--poll and --wait exclude each other"), both.err());
+        ToolRun.Run run = assertTimeoutPreemptively(LIMIT, () -> jdat("tx", "--wait", "-i", "3",
+                "--op", "send:1x64", "--conn-qual", qual()));
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("waiting (dat_evd_wait)"), run.out());
+        ToolRun.Run help = jdat("tx", "--help");
+        assertTrue(help.out().contains("--accept-timeout=SECONDS"), help.out());
+        assertTrue(help.out().contains("--wait "), help.out());
+    }
+
+    @Test
+    void helpDescribesTheOptions() {
+        ToolRun.Run r = jdat("perf", "--help");
+        assertEquals(0, r.exitCode());
+        for (String s : List.of("--op=OP", "--test=TEST", "--sizes=SIZES", "FROM..TO", "--duration=TIME", "--wait",
+                "--poll", "--no-verify", "--accept-timeout=SECONDS", "p99.9", "Exit code 0")) {
+            assertTrue(r.out().contains(s), s + " in\n" + r.out());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ runs
+
+    /** Every operation alone, as latency and as bandwidth: exactly its row, its data verified. */
+    @ParameterizedTest(name = "--op {0} --test {1}")
+    @CsvSource({"send, latency, send/recv ping-pong, 64 B", "rdma-write, latency, RDMA write ping-pong, 64 B",
+            "rdma-read, latency, RDMA read, 64 B", "send, bandwidth, send stream, 64 KiB",
+            "rdma-write, bandwidth, RDMA write stream, 64 KiB", "rdma-read, bandwidth, RDMA read stream, 64 KiB"})
+    void eachOperationAndTestRunsAlone(String op, String test, String operation, String size) {
+        boolean bandwidth = test.equals("bandwidth");
+        List<String> args = new ArrayList<>(List.of("--op", op, "--test", test));
+        args.addAll(bandwidth ? List.of("--bw-size", "64K", "--bw-bytes", "1M", "--window", "4")
+                : List.of("-n", "200", "--warmup", "20"));
+        ToolRun.Run r = perf(args.toArray(String[]::new));
+        assertEquals(List.of(operation + " " + size), rows(r.out()), r.out());
+        assertRow(r.out(), operation, size, bandwidth);
+        assertTrue(r.out().contains("polling (dat_evd_dequeue); data verified"), r.out());
+        assertTrue(r.out().contains("Every transfer was verified"), r.out());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void aSweepRunsEverySizeAndOpsCombine() {
+        ToolRun.Run r = perf("-n", "200", "--warmup", "20", "--op", "send,rr", "--test", "lat", "--sizes",
+                "8..64");
+        assertEquals(List.of("send/recv ping-pong 8 B", "send/recv ping-pong 16 B", "send/recv ping-pong 32 B",
+                "send/recv ping-pong 64 B", "RDMA read 8 B", "RDMA read 16 B", "RDMA read 32 B", "RDMA read 64 B"),
+                rows(r.out()), r.out());
+    }
+
+    @Test
+    void bandwidthAloneTakesTheSizesOfSizes() {
+        ToolRun.Run r = perf("--test", "bandwidth", "--op", "rdma-write", "--sizes", "16K,64K", "--bw-bytes",
+                "1M", "--window", "4");
+        assertEquals(List.of("RDMA write stream 16 KiB", "RDMA write stream 64 KiB"), rows(r.out()), r.out());
+        assertFalse(r.out().contains("latency:"), r.out());
+        assertTrue(r.out().contains("bandwidth: 1 MiB per test, 4 outstanding"), r.out());
+    }
+
+    @Test
+    void durationMeasuresLatencyForAboutThatLong() {
+        long t0 = System.nanoTime();
+        ToolRun.Run r = perf("--op", "rdma-read", "--test", "latency", "--duration", "300ms", "--warmup", "100",
+                "--json");
+        long took = System.nanoTime() - t0;
+        String json = r.out().strip();
+        assertTrue(json.contains("\"duration_s\":0.300"), json);
+        assertTrue(field(json, "count") >= 100, json);
+        assertTrue(took >= 300_000_000L, "the run took " + took + " ns");
+    }
+
+    @Test
+    void durationMeasuresBandwidthForAboutThatLong() {
+        long t0 = System.nanoTime();
+        ToolRun.Run r = perf("--op", "send", "--test", "bandwidth", "--bw-size", "4K", "--window", "4",
+                "--duration", "0.3", "--json");
+        long took = System.nanoTime() - t0;
+        String json = r.out().strip();
+        // a tenth of the time warms up, then the measured rounds fill the duration
+        assertTrue(took >= 330_000_000L, "the run took " + took + " ns");
+        assertTrue(field(json, "count") > 4, json);
+        assertTrue(field(json, "mb_per_s") > 0, json);
+    }
+
+    @Test
+    void waitModeReapsWithEvdWaitAndSaysSo() {
+        ToolRun.Run r = perf(with(SHORT, "--wait", "--sizes", "64", "--bw-size", "16K").toArray(String[]::new));
+        assertTrue(r.out().contains("waiting (dat_evd_wait); data verified"), r.out());
+        assertEquals(6, rows(r.out()).size(), r.out());
+        ToolRun.Run j = perf("--wait", "--op", "send", "--test", "latency", "-n", "100", "--json");
+        assertTrue(j.out().contains("\"completions\":\"wait\""), j.out());
+    }
+
+    /** In wait mode the poller blocks in dat_evd_wait: the EVD has a waiter, so a dequeue elsewhere is refused. */
+    @Test
+    void waitModePollerOwnsTheEvdWhileWaiting() throws Exception {
+        try (InterfaceAdapter ia = InterfaceAdapter.open("mem", 16, null)) {
+            EventDispatcher evd = EventDispatcher.create(ia, 8, null, EvdFlags.DTO);
+            Poller poller = new Poller("client", new Sync(), 2_000_000_000L, true);
+            CompletableFuture<Throwable> waiting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    poller.dto(evd, 0, 8, "nothing");
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            boolean refused = false;
+            long deadline = System.nanoTime() + 1_500_000_000L;
+            while (!refused && System.nanoTime() < deadline) {
+                try {
+                    evd.dequeue(new io.jdat.DatEvent());
+                    Thread.sleep(5);
+                } catch (DatException e) {
+                    refused = e.getMessage().contains("waits on this EVD");
+                }
+            }
+            assertTrue(refused, "no dat_evd_wait waiter was seen");
+            Throwable t = waiting.get(10, TimeUnit.SECONDS);
+            assertTrue(t instanceof ToolFailure && t.getMessage().contains("nothing arrived within 2 s"), "" + t);
+        }
+    }
+
+    @Test
+    void jsonCarriesP999MaxAndTheSettings() {
+        ToolRun.Run r = perf("--op", "send", "--test", "latency", "-n", "2000", "--warmup", "100", "--json");
+        String json = r.out().strip();
+        assertEquals(1, json.lines().count(), json);
+        assertTrue(json.contains("\"tests\":[\"latency\"],\"ops\":[\"send\"],\"completions\":\"poll\","
+                + "\"verified\":true"), json);
+        assertTrue(json.contains("\"count\":2000,"), json);
+        double median = field(json, "median_us");
+        double p99 = field(json, "p99_us");
+        double p999 = field(json, "p999_us");
+        double max = field(json, "max_us");
+        assertTrue(median > 0 && median <= p99 && p99 <= p999 && p999 <= max, json);
+    }
+
+    @Test
+    void tableHasP999AndMaxColumnsInOrder() {
+        ToolRun.Run r = perf("--op", "rdma-write", "--test", "latency", "-n", "2000", "--warmup", "100");
+        assertTrue(Pattern.compile("(?m)^operation\\s+size\\s+min \\S+\\s+median \\S+\\s+avg \\S+\\s+stdev \\S+\\s+"
+                + "p99 \\S+\\s+p99\\.9 \\S+\\s+max \\S+\\s+MB/s\\s+msg/s$").matcher(r.out()).find(), r.out());
+        String num = "([0-9.,]+)\\s+";
+        Matcher m = Pattern.compile("(?m)^RDMA write ping-pong\\s+64 B\\s+" + num.repeat(7) + "-\\s+[0-9.,]+$")
+                .matcher(r.out());
+        assertTrue(m.find(), r.out());
+        double[] v = new double[7];
+        for (int i = 0; i < 7; i++) {
+            v[i] = Double.parseDouble(m.group(i + 1).replace(",", ""));
+        }
+        // min <= median <= p99 <= p99.9 <= max; min <= avg <= max
+        assertTrue(v[0] <= v[1] && v[1] <= v[4] && v[4] <= v[5] && v[5] <= v[6], m.group());
+        assertTrue(v[0] <= v[2] && v[2] <= v[6], m.group());
+        assertTrue(r.out().contains("min/median/avg/stdev/p99/p99.9/max: one-way latency"), r.out());
+    }
+
+    @Test
+    void noVerifyRunsAndSaysTheDataWasNotChecked() {
+        ToolRun.Run r = perf(with(SHORT, "--no-verify", "--bw-size", "16K").toArray(String[]::new));
+        assertEquals(6, rows(r.out()).size(), r.out());
+        assertTrue(r.out().contains("data not verified (--no-verify)"), r.out());
+        assertTrue(r.out().contains("Data was not verified (--no-verify)."), r.out());
+        ToolRun.Run j = perf("--no-verify", "--op", "read", "--test", "bw", "--bw-size", "16K", "--bw-bytes",
+                "1M", "--json");
+        assertTrue(j.out().contains("\"verified\":false"), j.out());
+    }
+
+    /** Without verification a corrupted echo goes unnoticed; with it (the default) the run fails. */
+    @Test
+    void noVerifyReallySkipsTheChecks() {
+        PerfConfig verified = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, 64 * 1024, 1 << 20,
+                4, 5);
+        PerfConfig unverified = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100,
+                List.of(64 * 1024L), 1 << 20, 4, 5, EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0,
+                false, false, false);
+        StringWriter out = new StringWriter();
+        ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(
+                verified, new ResultTable(new PrintWriter(out), verified), List.of(new CorruptEveryEcho()))));
+        assertTrue(f.getMessage().startsWith("data verification failed: client: RDMA write ping-pong 64 B echo"),
+                f.getMessage());
+        assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(unverified, new ResultTable(new PrintWriter(out),
+                unverified), List.of(new CorruptEveryEcho())));
+    }
+
+    /** The server of an RDMA write ping-pong that echoes every payload with one wrong word. */
+    static final class CorruptEveryEcho implements Measurement {
+        private final WritePingPong real = new WritePingPong(64);
+
+        @Override
+        public String operation() {
+            return real.operation();
+        }
+
+        @Override
+        public long size() {
+            return 64;
+        }
+
+        @Override
+        public void server(PerfSession s) {
+            MemorySegment m = s.mem();
+            long[] off = {s.layout.small(1), s.layout.small(2)};
+            m.asSlice(off[0], 2 * s.layout.smallSlot()).fill((byte) 0);
+            long i = 0;
+            for (long n = s.sync.learn("ready"); n > 0; n = s.sync.learn("round")) {
+                for (long end = i + n; i < end; i++) {
+                    int j = (int) (i & 1);
+                    s.poller.awaitWord(m, off[j] + 56, i + 1, "write", s.side.reqEvd);
+                    m.set(ValueLayout.JAVA_LONG, off[j] + 16, 0xBADL);
+                    s.ep().postRdmaWrite(1, s.iov(off[j], 64), i, s.remote(off[j], 64), CompletionFlags.SUPPRESS);
+                }
+            }
+            s.sync.await("done");
+        }
+
+        @Override
+        public PerfResult client(PerfSession s) {
+            return real.client(s);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ progress
+
+    @Test
+    void progressLineNamesEachMeasurementAndIsErased() {
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 100, 50_000, 64 * 1024, 1 << 20,
+                4, 5);
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Progress progress = new Progress(new PrintWriter(err), 0, 2);
+        List<Measurement> plan = List.of(new SendPingPong(64), new ReadLatency(64));
+        assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c, false, false,
+                progress), plan));
+        String e = err.toString();
+        assertTrue(e.contains("\rjdat perf: 1/2 send/recv ping-pong 64 B, "), e);
+        assertTrue(e.contains("\rjdat perf: 2/2 RDMA read 64 B, "), e);
+        assertTrue(e.matches("(?s).*\r *\r$"), "the line is erased at the end: " + e.replace('\r', '|'));
+        assertFalse(out.toString().contains("jdat perf: 1/2"), "the progress line stays off standard output");
+    }
+
+    @Test
+    void noProgressLineForShortRunsOrWithoutATerminal() {
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, 64 * 1024, 1 << 20, 4, 5);
+        StringWriter err = new StringWriter();
+        Progress progress = new Progress(new PrintWriter(err), 60_000_000_000L, 2);
+        assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c, new ResultTable(new PrintWriter(new StringWriter()), c,
+                false, false, progress), List.of(new SendPingPong(64))));
+        assertEquals("", err.toString());
+        // The test JVM's standard streams are pipes, not a terminal.
+        assertEquals(Progress.NONE, Progress.forTerminal(new PrintWriter(err)));
+    }
+
+    /**
+     * {@code --memory shared}: every operation and test runs verified with both sides' buffers in DAT shared
+     * memory, which the shm peer maps (the path {@code ShmDataPathTest} and the shm benchmarks check byte by byte);
+     * the table and the JSON say so.
+     */
+    @Test
+    void sharedMemoryOnShm() {
+        ToolRun.Run r = perf(with(SHORT, "--ia", "shm", "--memory", "shared", "--sizes", "64,4K",
+                "--bw-size", "64K", "--json").toArray(String[]::new));
+        assertTrue(r.out().contains("\"memory\":\"shared\""), r.out());
+        assertTrue(r.out().contains("\"verified\":true"), r.out());
+        assertEquals(9, r.out().split("\"operation\":").length - 1, r.out()); // 3 ops x 2 sizes + 3 streams
+        ToolRun.Run table = perf(with(SHORT, "--ia", "shm", "--memory", "shared", "--op", "rdma-read")
+                .toArray(String[]::new));
+        assertTrue(table.out().contains("buffers in DAT shared memory (--memory shared)"), table.out());
+        ToolRun.Run plain = perf(with(SHORT, "--ia", "shm", "--op", "rdma-read", "--json")
+                .toArray(String[]::new));
+        assertTrue(plain.out().contains("\"memory\":\"native\""), plain.out());
+    }
+
+    // ------------------------------------------------------------------------------------------ two processes
+
+    /** The client's selection, duration, wait mode and verification travel to a two-process server. */
+    @Test
+    void serverRunsTheClientsOptionsOverTcp() throws Exception {
+        String port = ToolRun.qual("tcp");
+        CountDownLatch listening = new CountDownLatch(1);
+        CompletableFuture<PerfConfig> server = CompletableFuture.supplyAsync(
+                () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, a -> listening.countDown()));
+        assertTrue(listening.await(30, TimeUnit.SECONDS), "the server did not listen");
+        ToolRun.Run r = assertTimeoutPreemptively(LIMIT, () -> jdat("perf", "--ia", "tcp", "--client",
+                "127.0.0.1:" + port, "--op", "rdma-write,send", "--test", "latency", "--sizes", "64,128", "--duration",
+                "200ms", "--warmup", "50", "--wait", "--no-verify"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        assertEquals(List.of("send/recv ping-pong 64 B", "send/recv ping-pong 128 B", "RDMA write ping-pong 64 B",
+                "RDMA write ping-pong 128 B"), rows(r.out()), r.out());
+        PerfConfig served = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> server.get());
+        assertEquals(EnumSet.of(PerfOp.SEND, PerfOp.RDMA_WRITE), served.ops());
+        assertEquals(EnumSet.of(PerfTest.LATENCY), served.tests());
+        assertEquals(List.of(64L, 128L), served.sizes());
+        assertEquals(200_000_000L, served.durationNanos());
+        assertTrue(served.waitMode());
+        assertFalse(served.verify());
+        assertFalse(served.sharedMemory());
+        assertEquals(0, Registry.openCount("tcp"));
+    }
+
+    /** A two-process shm server allocates DAT shared memory when the client asks for it. */
+    @Test
+    void serverFollowsTheClientsMemoryOverShm() throws Exception {
+        long qual = QUALS.getAndAdd(2);
+        CompletableFuture<java.net.SocketAddress> address = new CompletableFuture<>();
+        CompletableFuture<PerfConfig> server = CompletableFuture.supplyAsync(
+                () -> PerfRun.runServer("shm", qual, 10, 30, address::complete));
+        String path = ((java.net.UnixDomainSocketAddress) address.get(30, TimeUnit.SECONDS)).getPath().toString();
+        ToolRun.Run r = assertTimeoutPreemptively(LIMIT, () -> jdat("perf", "--ia", "shm", "--client", path,
+                "--conn-qual", Long.toString(qual), "--memory", "shared", "--op", "rdma-read,send", "-n", "100",
+                "--warmup", "10", "--bw-bytes", "1M", "--window", "4", "--bw-size", "64K"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        PerfConfig served = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> server.get());
+        assertTrue(served.sharedMemory());
+        assertTrue(served.verify());
+        assertEquals(0, Registry.openCount("shm"));
+    }
+}
