@@ -36,7 +36,7 @@ final class ShmListener implements Transport.Listener {
         this.path = ShmTransport.listenerPath(transport.instance.directory(), qual);
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
-            s.bind(UnixDomainSocketAddress.of(path));
+            s.bind(UnixDomainSocketAddress.of(path), AcceptLoop.BACKLOG);
         } catch (IOException e) {
             s.close();
             throw e;

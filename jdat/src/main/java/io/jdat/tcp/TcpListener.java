@@ -33,7 +33,7 @@ final class TcpListener implements Transport.Listener {
         ServerSocketChannel s = ServerSocketChannel.open();
         try {
             s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            s.bind(bind, 128);
+            s.bind(bind, AcceptLoop.BACKLOG);
         } catch (IOException e) {
             s.close();
             throw e;

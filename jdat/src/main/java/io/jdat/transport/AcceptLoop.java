@@ -16,6 +16,13 @@ import java.util.function.BooleanSupplier;
  * reported, when its socket was closed under it or an unexpected error escapes.
  */
 public final class AcceptLoop {
+    /**
+     * The backlog every listening socket binds with: a burst of connection requests (a server that many
+     * clients reach at once) waits in the kernel until accepted instead of being refused. Linux caps it at
+     * {@code net.core.somaxconn} (4096 since 5.4); the JDK's default, 50, refused part of a burst of 256.
+     */
+    public static final int BACKLOG = 4096;
+
     /** Takes an accepted stream: starts its handshake (typically on a virtual thread of its own). */
     @FunctionalInterface
     public interface Handoff {

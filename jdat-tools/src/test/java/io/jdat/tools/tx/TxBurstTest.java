@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jdat.Registry;
 import io.jdat.tools.cli.ToolRun;
 import java.time.Duration;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,7 +31,6 @@ class TxBurstTest {
      * backlog of 4096 (io.jdat.shm.ShmListener, outside the tools) makes this pass; checked by hand.
      */
     @Test
-    @Disabled("needs io.jdat.shm.ShmListener to bind with a larger backlog (the transport's change, not the tools')")
     void twoHundredFiftySixEndpointsConnectAtOnceOnShm() {
         burstOf256("shm");
     }
