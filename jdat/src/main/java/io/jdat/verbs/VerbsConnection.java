@@ -73,6 +73,8 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
 
     private final VerbsTransport t;
     private final EndpointResources res;
+    /** The device queue of the EP's SRQ, or {@code null}: receives come from it, the QP has no receive queue. */
+    private final VerbsSrq srq;
     private final boolean active;
     private final ActiveHandler activeHandler;
     private final PassiveHandler passiveHandler;
@@ -122,6 +124,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             PassiveHandler ph, byte[] privateData, int ird, int ord) {
         this.t = t;
         this.res = res;
+        this.srq = res == null ? null : (VerbsSrq) res.srq();
         this.active = active;
         this.activeHandler = ah;
         this.passiveHandler = ph;
@@ -210,10 +213,12 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             return false;
         }
         sendDepth = Math.max(1, Math.min(res.maxRequests(), t.maxQpWr));
-        recvDepth = Math.max(1, Math.min(res.maxRecvs(), t.maxQpWr));
+        recvDepth = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvs(), t.maxQpWr));
         sendSge = Math.max(1, Math.min(res.maxRequestIov(), t.maxSge));
-        recvSge = Math.max(1, Math.min(res.maxRecvIov(), t.maxSge));
-        int cqe = Math.min(sendDepth + recvDepth, Math.max(1, t.maxCqe));
+        recvSge = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvIov(), t.maxSge));
+        // With an SRQ every one of its entries may complete on this QP's CQ.
+        int recvCqe = srq != null ? Math.min(t.maxSrqWr, Math.max(1, res.maxRecvs()) + 1024) : recvDepth;
+        int cqe = Math.min(sendDepth + recvCqe, Math.max(1, t.maxCqe));
         int cqeF = cqe;
         MemorySegment c = call(() -> (MemorySegment) t.v.createCq.invokeExact(t.context, cqeF, MemorySegment.NULL,
                 t.compChannel, 0));
@@ -230,6 +235,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_send_sge"), sendSge);
         a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_recv_sge"), recvSge);
         a.set(JAVA_INT, offset(QP_INIT_ATTR, "qp_type"), VerbsLayouts.IBV_QPT_RC);
+        if (srq != null) {
+            a.set(ADDRESS, offset(QP_INIT_ATTR, "srq"), srq.srq);
+        }
         MemorySegment pd = ((VerbsDomain) res.domain()).pd;
         int rc = call(() -> (int) t.v.createQp.invokeExact(id, pd, a));
         if (rc != 0) {
@@ -244,12 +252,14 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             sendWrs.set(ADDRESS, i * SEND_WR.byteSize() + SWR_SG_LIST,
                     sendSges.asSlice((long) i * sendSge * SGE.byteSize()));
         }
-        recvWrs = arena.allocate(RECV_WR, recvDepth);
-        recvSges = arena.allocate(SGE, (long) recvDepth * recvSge);
-        recvBufs = new RecvBuffer[recvDepth];
-        for (int i = 0; i < recvDepth; i++) {
-            recvWrs.set(ADDRESS, i * RECV_WR.byteSize() + RWR_SG_LIST,
-                    recvSges.asSlice((long) i * recvSge * SGE.byteSize()));
+        if (srq == null) { // with an SRQ, recvBufs stays null and pumpRecv posts nothing
+            recvWrs = arena.allocate(RECV_WR, recvDepth);
+            recvSges = arena.allocate(SGE, (long) recvDepth * recvSge);
+            recvBufs = new RecvBuffer[recvDepth];
+            for (int i = 0; i < recvDepth; i++) {
+                recvWrs.set(ADDRESS, i * RECV_WR.byteSize() + RWR_SG_LIST,
+                        recvSges.asSlice((long) i * recvSge * SGE.byteSize()));
+            }
         }
         badWr = arena.allocate(ADDRESS);
         badRecv = arena.allocate(ADDRESS);
@@ -599,7 +609,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             if (state != UP) {
                 continue; // closed: the core flushes, nothing more is reported
             }
-            if ((wrId & RECV_BIT) != 0) {
+            if (srq != null && (wrId & VerbsSrq.SRQ_BIT) != 0) { // the opcode is undefined in a failed completion
+                completeSrqRecv(s, status, wrId, Integer.toUnsignedLong(wcs.get(JAVA_INT, base + WC_BYTE_LEN)));
+            } else if ((wrId & RECV_BIT) != 0) {
                 completeRecv(s, status, wrId & ~RECV_BIT, Integer.toUnsignedLong(wcs.get(JAVA_INT, base + WC_BYTE_LEN)));
             } else {
                 completeSend(s, status, wrId);
@@ -634,6 +646,17 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                     || status == VerbsStatus.LOC_QP_OP_ERR) {
                 s.completeRecv(b, b.totalLength() + 1, false);
             }
+            breakNow(s);
+        }
+    }
+
+    /** A receive from the EP's SRQ: the core completes it on this EP; a failure other than a flush breaks. */
+    private void completeSrqRecv(ChannelSink s, int status, long wrId, long length) {
+        if (!srq.completed(wrId, status, length, s)) {
+            breakNow(s);
+            return;
+        }
+        if (status != VerbsStatus.SUCCESS && status != VerbsStatus.WR_FLUSH_ERR) {
             breakNow(s);
         }
     }
@@ -742,6 +765,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 call(() -> (int) t.v.destroyCq.invokeExact(c));
             }
             arena.close();
+            VerbsSrq.retryClosed(t);
             VerbsDomain.retryClosed(t);
         } finally {
             recvLock.unlock();

@@ -33,8 +33,6 @@ import io.jdat.Registry;
 import io.jdat.RegistryEntry;
 import io.jdat.Rmr;
 import io.jdat.RmrTriplet;
-import io.jdat.SharedReceiveQueue;
-import io.jdat.SrqAttr;
 import io.jdat.testing.DataPath;
 import io.jdat.testing.Pair;
 import java.lang.foreign.Arena;
@@ -98,7 +96,11 @@ public final class VerbsVmCheck {
         CHECKS.put("hostile-bound-overrun-read", VerbsVmCheck::hostileRead);
         CHECKS.put("send-longer-than-receive", VerbsVmCheck::sendTooLong);
         CHECKS.put("rmr-bind-write-then-stale-context", VerbsVmCheck::rmrBindAndStale);
-        CHECKS.put("srq-create-model-not-supported", VerbsVmCheck::srqUnsupported);
+        CHECKS.put("srq-two-eps-share-buffers", () -> VerbsSrqCheck.shared(ia));
+        CHECKS.put("srq-low-watermark-is-limit-event", () -> VerbsSrqCheck.lowWatermark(ia));
+        CHECKS.put("srq-resize", () -> VerbsSrqCheck.resize(ia, label.startsWith("rxe")));
+        CHECKS.put("srq-message-longer-than-buffer", () -> VerbsSrqCheck.tooLong(ia));
+        CHECKS.put("srq-free", () -> VerbsSrqCheck.free(ia));
         CHECKS.put("post-and-poll-allocate-nothing", VerbsVmCheck::allocationFree);
         }
         if (rpingServer != null) {
@@ -473,17 +475,6 @@ public final class VerbsVmCheck {
             DataPath.assertUnchanged(p.server.buf, before, "the region after the stale write");
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 75);
             rmr.free();
-        }
-    }
-
-    static void srqUnsupported() {
-        InterfaceAdapter a = InterfaceAdapter.open(ia, 16, null);
-        try {
-            io.jdat.ProtectionZone pz = io.jdat.ProtectionZone.create(a);
-            expectDat(DatReturnType.MODEL_NOT_SUPPORTED, null, () -> SharedReceiveQueue.create(a, pz,
-                    new SrqAttr(16, 1, 0)));
-        } finally {
-            a.close(CloseFlags.ABRUPT);
         }
     }
 
