@@ -10,9 +10,6 @@ import static io.jdat.verbs.VerbsLayouts.RWR_SG_LIST;
 import static io.jdat.verbs.VerbsLayouts.RWR_WR_ID;
 import static io.jdat.verbs.VerbsLayouts.SEND_WR;
 import static io.jdat.verbs.VerbsLayouts.SGE;
-import static io.jdat.verbs.VerbsLayouts.SGE_ADDR;
-import static io.jdat.verbs.VerbsLayouts.SGE_LENGTH;
-import static io.jdat.verbs.VerbsLayouts.SGE_LKEY;
 import static io.jdat.verbs.VerbsLayouts.SWR_NUM_SGE;
 import static io.jdat.verbs.VerbsLayouts.SWR_OPCODE;
 import static io.jdat.verbs.VerbsLayouts.SWR_REMOTE_ADDR;
@@ -466,17 +463,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         int slot = (int) (n % sendDepth);
         long base = slot * SEND_WR.byteSize();
         MemorySegment w = sendWrs;
-        int count = wr.count();
-        if (count > sendSge) {
+        long limit = wr.op() == WorkRequest.Op.RDMA_READ ? wr.remoteLength() : Long.MAX_VALUE;
+        int count = VerbsSges.fill(sendSges, (long) slot * sendSge * SGE.byteSize(), wr, sendSge, limit);
+        if (count < 0) {
             breakSoon();
             return;
-        }
-        long sges = (long) slot * sendSge * SGE.byteSize();
-        for (int i = 0; i < count; i++) {
-            long s = sges + i * SGE.byteSize();
-            sendSges.set(JAVA_LONG, s + SGE_ADDR, wr.segment(i).address() + wr.offset(i));
-            sendSges.set(JAVA_INT, s + SGE_LENGTH, (int) wr.length(i));
-            sendSges.set(JAVA_INT, s + SGE_LKEY, wr.key(i));
         }
         int opcode;
         int flags = VerbsLayouts.IBV_SEND_SIGNALED;
@@ -515,7 +506,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         w.set(JAVA_INT, base + SWR_SEND_FLAGS, flags);
         w.set(JAVA_LONG, base + SWR_REMOTE_ADDR, remoteAddr);
         w.set(JAVA_INT, base + SWR_RKEY, rkey);
-        sendLengths[slot] = wr.op() == WorkRequest.Op.RMR_BIND ? 0 : wr.totalLength();
+        sendLengths[slot] = switch (wr.op()) {
+            case RMR_BIND -> 0;
+            case RDMA_READ -> Math.min(wr.remoteLength(), wr.totalLength());
+            default -> wr.totalLength();
+        };
         sendPosted = n + 1;
         int rc;
         try {
@@ -549,17 +544,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 }
                 int slot = (int) (n % recvDepth);
                 recvBufs[slot] = b;
-                int count = Math.min(b.count(), recvSge);
-                long sges = (long) slot * recvSge * SGE.byteSize();
-                for (int i = 0; i < count; i++) {
-                    long o = sges + i * SGE.byteSize();
-                    recvSges.set(JAVA_LONG, o + SGE_ADDR, b.segment(i).address() + b.offset(i));
-                    recvSges.set(JAVA_INT, o + SGE_LENGTH, (int) b.length(i));
-                    recvSges.set(JAVA_INT, o + SGE_LKEY, b.key(i));
-                }
+                int count = VerbsSges.fill(recvSges, (long) slot * recvSge * SGE.byteSize(), b, recvSge,
+                        Long.MAX_VALUE);
                 long base = slot * RECV_WR.byteSize();
                 recvWrs.set(JAVA_LONG, base + RWR_WR_ID, n | RECV_BIT);
-                recvWrs.set(JAVA_INT, base + RWR_NUM_SGE, count);
+                recvWrs.set(JAVA_INT, base + RWR_NUM_SGE, Math.max(0, count));
                 n++;
                 recvPosted = n;
                 int rc;
@@ -569,7 +558,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 } catch (Throwable e) {
                     rc = -1;
                 }
-                if (rc != 0 || b.count() > recvSge) {
+                if (rc != 0 || count < 0) {
                     breakSoon();
                     return;
                 }

@@ -5,9 +5,6 @@ import static io.jdat.verbs.VerbsLayouts.RWR_NUM_SGE;
 import static io.jdat.verbs.VerbsLayouts.RWR_SG_LIST;
 import static io.jdat.verbs.VerbsLayouts.RWR_WR_ID;
 import static io.jdat.verbs.VerbsLayouts.SGE;
-import static io.jdat.verbs.VerbsLayouts.SGE_ADDR;
-import static io.jdat.verbs.VerbsLayouts.SGE_LENGTH;
-import static io.jdat.verbs.VerbsLayouts.SGE_LKEY;
 import static io.jdat.verbs.VerbsLayouts.SRQ_ATTR;
 import static io.jdat.verbs.VerbsLayouts.SRQ_INIT_ATTR;
 import static io.jdat.verbs.VerbsLayouts.offset;
@@ -187,14 +184,9 @@ final class VerbsSrq implements DeviceSrq {
                 }
                 int slot = free[--freeCount];
                 bufs[slot] = b;
-                int count = Math.min(b.count(), sge); // the core admits at most max_recv_iov <= sge entries
-                long sg = (long) slot * sge * SGE.byteSize();
-                for (int i = 0; i < count; i++) {
-                    long o = sg + i * SGE.byteSize();
-                    sges.set(JAVA_LONG, o + SGE_ADDR, b.segment(i).address() + b.offset(i));
-                    sges.set(JAVA_INT, o + SGE_LENGTH, (int) b.length(i));
-                    sges.set(JAVA_INT, o + SGE_LKEY, b.key(i));
-                }
+                // The core admits at most max_recv_iov <= sge entries.
+                int count = Math.max(0, VerbsSges.fill(sges, (long) slot * sge * SGE.byteSize(), b, sge,
+                        Long.MAX_VALUE));
                 long base = slot * RECV_WR.byteSize();
                 wrs.set(JAVA_INT, base + RWR_NUM_SGE, count);
                 int rc;
