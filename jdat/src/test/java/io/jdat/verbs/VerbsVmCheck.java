@@ -50,8 +50,11 @@ import java.util.Map;
  * {@code FAIL name: why}; the last line is {@code N passed, N failed}; the exit status is the number failed.
  *
  * <pre>
- *   java -cp ... io.jdat.verbs.VerbsVmCheck DEVICE-LABEL NETDEV [RPING-SERVER-IP RPING-NETDEV]
+ *   java -cp ... [-Dconformance=CLASS-NAME-PART] io.jdat.verbs.VerbsVmCheck DEVICE-LABEL NETDEV [RPING-SERVER-IP RPING-NETDEV]
  * </pre>
+ *
+ * With {@code -Dconformance} (empty: every class) the conformance suite follows in the same JVM
+ * ({@link VerbsConformance}).
  *
  * Two IAs on the same device (the same address) connect to each other; with an rping server address, jdat
  * also runs the rping protocol against the guest's {@code rping -s}.
@@ -127,6 +130,12 @@ public final class VerbsVmCheck {
                 System.out.printf("FAIL %s: %s%n", name, e);
                 e.printStackTrace(System.out);
             }
+        }
+        if (System.getProperty("conformance") != null) {
+            // The provider-neutral suite in the same JVM (a guest JVM takes ~14 s to start, and its JIT warms once).
+            int[] r = VerbsConformance.run(label, netdev, System.getProperty("conformance"));
+            passed += r[0];
+            failed += r[1];
         }
         System.out.printf("%d passed, %d failed%n", passed, failed);
         System.exit(failed);
