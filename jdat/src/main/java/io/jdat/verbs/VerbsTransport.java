@@ -199,6 +199,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
             address = new InetSocketAddress(config.address(), 0);
             thread = Thread.ofPlatform().daemon().name("jdat-verbs-" + iaName).unstarted(this::run);
             thread.start();
+            OPEN.add(this);
             ok = true;
         } finally {
             if (!ok) {
@@ -495,11 +496,30 @@ final class VerbsTransport implements Transport, DeviceMemory {
         }
     }
 
-    /** A QP or CQ error the device reported asynchronously: that connection is broken. */
+    /** The open IAs: librdmacm gives every id on a device the same {@code ibv_context}, so IAs share its async fd. */
+    private static final java.util.Set<VerbsTransport> OPEN = ConcurrentHashMap.newKeySet();
+
+    /**
+     * An asynchronous event read from the device context's async fd, which every IA on the device shares: whichever
+     * IA's progress thread read it hands it to each IA of the context, on that IA's own progress thread.
+     */
     private void asyncEvent(int type, long element) {
         if (TRACE) {
             System.err.printf("jdat verbs %s: async event %d element %x%n", iaName, type, element);
         }
+        for (VerbsTransport t : OPEN) {
+            if (t.context.address() == context.address()) {
+                if (t == this) {
+                    ownAsyncEvent(type, element);
+                } else {
+                    t.execute(() -> t.ownAsyncEvent(type, element));
+                }
+            }
+        }
+    }
+
+    /** An SRQ's limit reached: its low watermark; a QP or CQ error: that connection is broken (progress thread). */
+    private void ownAsyncEvent(int type, long element) {
         if (type == VerbsLayouts.IBV_EVENT_SRQ_LIMIT_REACHED) {
             VerbsSrq q = srqs.get(element);
             if (q != null) {
@@ -560,6 +580,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
         if (closed) {
             return;
         }
+        OPEN.remove(this);
         // Connections and listeners first: break them (peers see a disconnect) and release their ids.
         for (CmHandler h : handlers.values()) {
             if (h instanceof VerbsConnection c) {
