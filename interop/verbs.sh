@@ -5,10 +5,15 @@
 #      gather/scatter, RDMA Write/Read 1 MiB, reject, no listener, disconnect flush, the hostile cases (wrong
 #      rkey, bound overruns, a too-long Send, a stale RMR context) and the allocation check; then jdat against
 #      the guest's own rping (rping -s -V in netns "peer", jdat's client on the veth pair);
+#      In the same JVM, after those checks: the SRQ checks, and the provider-neutral conformance suite
+#      (io.jdat.conformance: DataPathTest, SendRecvTest, RdmaTest, through io.jdat.verbs.VerbsConformance); a
+#      test listed in VerbsConformance.KNOWN as a known difference of that device prints KNOWN, not FAIL;
+#      then `jdat info -v` in the guest lists the rxe IAs with their device attributes;
 #   2. across stacks (siw): jdat verbs in the guest against jdat tcp on the host, both directions, every byte
 #      verified (io.jdat.verbs.CrossStackCheck).
-# Prints one PASS/FAIL line per case and "N passed, N failed"; exit 1 when a case failed. Skipped (exit 0, one
-# line) when the VM cannot be built here. Needs the jdat module built (target/classes, target/test-classes).
+# Prints one PASS/FAIL line per case and "N passed, N failed" (then the count of KNOWN lines); exit 1 when a case
+# failed. Skipped (exit 0, one line) when the VM cannot be built here. Needs the jdat module built
+# (target/classes, target/test-classes) and, for the info check, jdat-tools/target/jdat-tools.jar.
 # Environment: SIW_VM, SIW_VM_CACHE, VERBS_LOG (default target/interop-verbs).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -42,11 +47,19 @@ JV=$(sed -n 's:.*<junit.version>\(.*\)</junit.version>.*:\1:p' pom.xml | head -1
 PV=1.${JV#5.}
 M2=${M2_REPO:-$HOME/.m2/repository}
 for j in "$M2/org/junit/jupiter/junit-jupiter-api/$JV/junit-jupiter-api-$JV.jar" \
+         "$M2/org/junit/jupiter/junit-jupiter-engine/$JV/junit-jupiter-engine-$JV.jar" \
+         "$M2/org/junit/jupiter/junit-jupiter-params/$JV/junit-jupiter-params-$JV.jar" \
          "$M2/org/junit/platform/junit-platform-commons/$PV/junit-platform-commons-$PV.jar" \
+         "$M2/org/junit/platform/junit-platform-engine/$PV/junit-platform-engine-$PV.jar" \
+         "$M2/org/junit/platform/junit-platform-launcher/$PV/junit-platform-launcher-$PV.jar" \
          "$(ls "$M2"/org/opentest4j/opentest4j/*/opentest4j-*.jar 2>/dev/null | sort -V | tail -1)"; do
     [ -f "$j" ] && cp "$j" "$SHARE/lib/" || { say "missing test library $j (run the unit tests first)"; echo "0 passed, 1 failed"; exit 1; }
 done
 CP="main:test:lib/*"
+TOOLS=jdat-tools/target/jdat-tools.jar
+[ -f "$TOOLS" ] || (./mvnw -B -ntp -q -o -pl jdat-tools -am package -DskipTests || ./mvnw -B -ntp -q -pl jdat-tools -am package \
+    -DskipTests) > "$LOG/tools.log" 2>&1
+[ -f "$TOOLS" ] && cp "$TOOLS" "$SHARE/jdat-tools.jar"
 HOSTCP="$SHARE/main:$SHARE/test:$SHARE/lib/*"
 
 free_port() { local p; for p in $(seq "$1" $(( $1 + 200 ))); do
@@ -64,7 +77,9 @@ cleanup() { [ "${KEEP:-0}" = 1 ] || "$SIW_VM" stop > /dev/null 2>&1 || true; }
 trap cleanup EXIT
 g() { "$SIW_VM" exec -- "$@"; }
 JAVA="/opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC"
-PASSED=0; FAILED=0
+# siw counts pinned pages against RLIMIT_MEMLOCK even for root (no CAP_IPC_LOCK bypass); the suite pins some MiB
+UNLIMITED="ulimit -l unlimited"
+PASSED=0; FAILED=0; KNOWN=0
 # A guest JVM's checks: $1 the log, the rest the guest command. qemu's TCG has killed a guest JVM with SIGILL in
 # JIT-compiled code (hs_err: Thread.onSpinWait, c1) in 1 run of several, with no fault of jdat's: such a crash is
 # said, its log kept as $1.crash, and the JVM run once more; a second crash, or any other abnormal end (an exit
@@ -83,9 +98,9 @@ vm_checks() {
     fi
 }
 tally() { # log file
-    local p f; p=$(grep -c '^PASS ' "$1"); f=$(grep -c '^FAIL ' "$1")
-    grep -E '^(PASS|FAIL) ' "$1"
-    PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
+    local p f k; p=$(grep -c '^PASS ' "$1"); f=$(grep -c '^FAIL ' "$1"); k=$(grep -c '^KNOWN ' "$1")
+    grep -E '^(PASS|FAIL|KNOWN) ' "$1"
+    PASSED=$((PASSED + p)); FAILED=$((FAILED + f)); KNOWN=$((KNOWN + k))
     if [ "$p" = 0 ] && [ "$f" = 0 ]; then FAILED=$((FAILED + 1)); echo "FAIL $(basename "$1" .log): no result (log: $1)"; fi
 }
 
@@ -93,14 +108,28 @@ tally() { # log file
 # Known gap: jdat's rping client against the guest's `rping -s` on rxe_v1 (netns peer) times out connecting,
 # while the same check passes on siw; until that is understood the rxe run has no rping check (docs/verbs.md).
 g 'rdma link delete siw0; rdma link delete siw_v0; ip netns exec peer rdma link delete siw_v1' > "$LOG/rxe-setup.log" 2>&1
-vm_checks "$LOG/rxe.log" "cd /mnt/host && $JAVA -cp '$CP' io.jdat.verbs.VerbsVmCheck rxe eth0"
+vm_checks "$LOG/rxe.log" "cd /mnt/host && $UNLIMITED && $JAVA -Dconformance= -cp '$CP' io.jdat.verbs.VerbsVmCheck rxe eth0"
+
+# ---- 1a'. jdat info in the guest: both rxe IAs listed, opened, with their device attributes -----------------
+printf '%s\n' 'verbs-rxe0 u1.2 threadsafe default verbs jdat.1.0 "eth0 0" ""' \
+    'verbs-rxe_v0 u1.2 threadsafe default verbs jdat.1.0 "v0 0" ""' > "$SHARE/dat.conf"
+if [ -f "$SHARE/jdat-tools.jar" ]; then
+    g "cd /mnt/host && $JAVA -XX:TieredStopAtLevel=1 -jar jdat-tools.jar info --conf /mnt/host/dat.conf -v" > "$LOG/info.log" 2>&1
+    if grep -q 'verbs rxe0' "$LOG/info.log" && grep -q 'verbs rxe_v0' "$LOG/info.log" && ! grep -qi unavailable "$LOG/info.log"; then
+        PASSED=$((PASSED + 1)); echo "PASS rxe/jdat-info-lists-verbs-ias-with-device-attributes"
+    else
+        FAILED=$((FAILED + 1)); echo "FAIL rxe/jdat-info-lists-verbs-ias-with-device-attributes (log: $LOG/info.log)"
+    fi
+else
+    FAILED=$((FAILED + 1)); echo "FAIL rxe/jdat-info-lists-verbs-ias-with-device-attributes: no jdat-tools.jar (log: $LOG/tools.log)"
+fi
 
 # ---- 1b. siw: the rxe devices go, the siw ones come back --------------------------------------------------
 g 'rdma link delete rxe0; rdma link delete rxe_v0; ip netns exec peer rdma link delete rxe_v1;
    rdma link add siw0 type siw netdev eth0; rdma link add siw_v0 type siw netdev v0;
    ip netns exec peer rdma link add siw_v1 type siw netdev v1; rdma link' > "$LOG/siw-setup.log" 2>&1
 g 'ip netns exec peer sh -c "rping -s -P -a 10.9.0.2 -p 7174 -C 10 -S 64 -V > /tmp/rping-siw.log 2>&1 &"' >> "$LOG/siw-setup.log" 2>&1
-vm_checks "$LOG/siw.log" "cd /mnt/host && $JAVA -cp '$CP' io.jdat.verbs.VerbsVmCheck siw eth0 10.9.0.2 v0"
+vm_checks "$LOG/siw.log" "cd /mnt/host && $UNLIMITED && $JAVA -Dconformance= -cp '$CP' io.jdat.verbs.VerbsVmCheck siw eth0 10.9.0.2 v0"
 g 'pkill rping; cat /tmp/rping-siw.log' >> "$LOG/siw-setup.log" 2>&1
 
 # ---- 1c. an unprivileged user under RLIMIT_MEMLOCK 256 KiB (siw pins pages like a NIC) ---------------------
@@ -132,4 +161,5 @@ tally "$LOG/cross2-host.log"
 
 say "done in $(( $(date +%s) - T0 )) s (logs: $LOG)"
 echo "$PASSED passed, $FAILED failed"
+[ "$KNOWN" = 0 ] || echo "$KNOWN known differences of a device (KNOWN lines, not counted: docs/verbs.md)"
 [ "$FAILED" = 0 ]

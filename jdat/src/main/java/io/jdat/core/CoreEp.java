@@ -672,8 +672,9 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             lock.unlock();
         }
         CorePz p = pz;
+        CoreSrq.Held h = srqHeld;
         return new EndpointResources(p == null ? null : p.domain, a.maxRequestDtos(), a.maxRecvDtos(),
-                a.maxRequestIov(), a.maxRecvIov(), this);
+                a.maxRequestIov(), a.maxRecvIov(), this, h == null ? null : h.queue.device);
     }
 
     @Override

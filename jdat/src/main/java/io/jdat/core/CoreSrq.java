@@ -12,6 +12,8 @@ import io.jdat.SharedReceiveQueue;
 import io.jdat.SrqAttr;
 import io.jdat.SrqParam;
 import io.jdat.SrqState;
+import io.jdat.spi.ChannelSink;
+import io.jdat.spi.DeviceSrq;
 import io.jdat.spi.RecvBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -38,6 +40,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * event and the wake-up of the attached EPs' transports happen after it is released. {@link #outstanding}
  * is decremented without the lock by the consumers that dequeue completions, so only posts (under the lock)
  * increase it and a check under the lock stays true.
+ *
+ * <p><b>On a device</b> ({@link #device}, a transport with {@link io.jdat.spi.DeviceMemory}): the device keeps
+ * the posted buffers ({@code ibv_srq}) and picks one per incoming message, so an entry leaves {@link #avail}
+ * when the device takes it ({@link DeviceSide#takeForDevice()}) and stays <em>available</em> (counted in
+ * {@link #onDevice}) until the device reports a message in it; the core then hands exactly that entry to the
+ * receiving EP ({@link DeviceSide#completed}: the EP's ordinary take, which finds it in {@link #designated},
+ * then its completion), so EPs see the same rules as on a software transport. The low watermark is the
+ * device's limit event ({@code IBV_EVENT_SRQ_LIMIT_REACHED}), armed by {@link #setLw}.
  */
 public final class CoreSrq extends CoreObject implements SharedReceiveQueue, EventRing.Reap {
     /** {@code max_recv_per_srq}. */
@@ -164,10 +174,19 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     private int wakeFrom;
     /** Posted entries not yet reaped; decremented without the lock by {@link #reaped()}. */
     private volatile int outstanding;
+    /** The device's queue, or {@code null} when the core keeps the entries itself. */
+    final DeviceSrq device;
+    /** Entries the device holds, not yet reported (lock). */
+    private int onDevice;
+    /** The entry {@link #take()} gives the EP that {@link DeviceSide#completed} completes it on (lock). */
+    private Entry designated;
+    /** One device completion handed to an EP at a time. */
+    private final ReentrantLock handoff = new ReentrantLock();
 
     private CoreSrq(CoreIa ia, CorePz pz, int capacity, int maxIov, int lowWatermark) {
         super(ia, HandleType.SRQ, DatReturnSubtype.INVALID_HANDLE_SRQ);
         this.pz = pz;
+        this.device = pz.domain == null ? null : pz.domain.createSrq(capacity, maxIov, new DeviceSide());
         this.maxIov = maxIov;
         this.capacity = capacity;
         this.lowWatermark = lowWatermark;
@@ -228,6 +247,10 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
         } finally {
             lock.unlock();
         }
+        if (device != null) {
+            device.recvPosted(); // the device takes the entry (outside the lock: it calls takeForDevice)
+            return;
+        }
         // Senders held back for lack of a buffer may go on (outside the lock: the transport takes its own).
         // Starting at a different EP each time keeps one busy connection from starving the others.
         CoreEp[] a = eps;
@@ -245,7 +268,8 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
         checkAliveAndMask(mask, SrqParam.FIELD_ALL);
         lock.lock();
         try {
-            return new SrqParam(ia, SrqState.OPERATIONAL, pz, capacity, maxIov, lowWatermark, availCount, outstanding);
+            return new SrqParam(ia, SrqState.OPERATIONAL, pz, capacity, maxIov, lowWatermark, availCount + onDevice,
+                    outstanding);
         } finally {
             lock.unlock();
         }
@@ -256,6 +280,18 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
         checkAlive();
         if (size <= 0 || size > MAX_RECV) {
             throw Fail.param(2, "srq_max_recv_dto " + size + " outside 1.." + MAX_RECV + " (SRZ-05)");
+        }
+        if (device != null) {
+            int cap;
+            lock.lock();
+            try {
+                cap = capacity;
+            } finally {
+                lock.unlock();
+            }
+            if (size > cap) {
+                device.resize(size); // the device's queue first (a larger one is harmless if the core refuses)
+            }
         }
         lock.lock();
         try {
@@ -308,9 +344,13 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
             lowWatermark = lw;
             lwArmed = lw != io.jdat.Dat.SRQ_LW_DEFAULT;
             // SLW-03, AMB-24: fires at once only when the available count is already below the new mark.
-            fire = lwArmed && availCount < lw;
+            fire = lwArmed && availCount + onDevice < lw;
             if (fire) {
                 lwArmed = false;
+            }
+            if (device != null) {
+                // Under the lock, so that arms are applied in order; the device calls nothing back here.
+                device.armLowWatermark(lwArmed ? lw : 0);
             }
         } finally {
             lock.unlock();
@@ -333,6 +373,9 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
         } finally {
             lock.unlock();
         }
+        if (device != null) {
+            device.close();
+        }
         pz.removeUser();
         ia.unregister(this);
     }
@@ -346,6 +389,9 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
             }
         } finally {
             lock.unlock();
+        }
+        if (device != null) {
+            device.close();
         }
         pz.removeUser();
     }
@@ -397,6 +443,11 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
         boolean fire = false;
         lock.lock();
         try {
+            if (device != null) {
+                e = designated; // only the entry the device filled for this EP (DeviceSide.completed)
+                designated = null;
+                return e;
+            }
             if (availCount == 0) {
                 return null;
             }
@@ -431,5 +482,80 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     @Override
     public void reaped() {
         OUTSTANDING.getAndAdd(this, -1);
+    }
+
+    // ================================================================== the device's side
+
+    /** What the device's queue calls: the core keeps the entries' order, the EPs' view and the watermark. */
+    private final class DeviceSide implements DeviceSrq.Sink {
+        @Override
+        public RecvBuffer takeForDevice() {
+            lock.lock();
+            try {
+                if (availCount == 0 || freed) {
+                    return null;
+                }
+                Entry e = avail[availHead];
+                avail[availHead] = null;
+                availHead = (availHead + 1) % capacity;
+                availCount--;
+                onDevice++;
+                return e;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void completed(RecvBuffer buffer, ChannelSink endpoint, long length) {
+            Entry e = (Entry) buffer;
+            boolean again = false;
+            handoff.lock();
+            try {
+                lock.lock();
+                try {
+                    onDevice--;
+                    designated = e;
+                } finally {
+                    lock.unlock();
+                }
+                // The EP takes it as any SRQ buffer (its watermarks, its held list), then completes it.
+                if (endpoint.takeRecv() == e) {
+                    endpoint.completeRecv(e, length, false);
+                } else {
+                    // The EP stopped taking messages: the entry stays posted, first in line.
+                    lock.lock();
+                    try {
+                        designated = null;
+                        availHead = (availHead - 1 + capacity) % capacity;
+                        avail[availHead] = e;
+                        availCount++;
+                        again = true;
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            } finally {
+                handoff.unlock();
+            }
+            if (again) {
+                device.recvPosted();
+            }
+        }
+
+        @Override
+        public void lowWatermark() {
+            boolean fire;
+            lock.lock();
+            try {
+                fire = lwArmed;
+                lwArmed = false;
+            } finally {
+                lock.unlock();
+            }
+            if (fire) {
+                fireLowWatermark();
+            }
+        }
     }
 }

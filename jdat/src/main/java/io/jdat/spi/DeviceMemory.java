@@ -43,6 +43,21 @@ public interface DeviceMemory {
          */
         Registration register(MemorySegment memory, int privileges);
 
+        /**
+         * Creates a device shared receive queue in this domain ({@code dat_srq_create}).
+         *
+         * @param maxRecvs   {@code max_recv_dtos}
+         * @param maxRecvIov {@code max_recv_iov}
+         * @param sink       the core's side of the queue
+         * @return the queue
+         * @throws io.jdat.DatException {@code DAT_MODEL_NOT_SUPPORTED} when the device has none (the default),
+         *                              {@code DAT_INSUFFICIENT_RESOURCES}/{@code DAT_RESOURCE_SRQ} when it refuses
+         */
+        default DeviceSrq createSrq(int maxRecvs, int maxRecvIov, DeviceSrq.Sink sink) {
+            throw new io.jdat.DatException(io.jdat.DatReturnType.MODEL_NOT_SUPPORTED,
+                    "the device has no shared receive queues");
+        }
+
         /** Releases the domain ({@code dat_pz_free}); the core frees it only when nothing uses it. */
         void close();
     }

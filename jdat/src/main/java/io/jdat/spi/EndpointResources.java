@@ -14,7 +14,23 @@ package io.jdat.spi;
  * @param maxRequestIov  {@code max_request_iov}
  * @param maxRecvIov     {@code max_recv_iov}
  * @param sink           the EP's receive side
+ * @param srq            the device queue of the EP's SRQ ({@code dat_ep_create_with_srq}), or {@code null}: the
+ *                       queue pair takes its receives from it
  */
 public record EndpointResources(DeviceMemory.Domain domain, int maxRequests, int maxRecvs, int maxRequestIov,
-        int maxRecvIov, ChannelSink sink) {
+        int maxRecvIov, ChannelSink sink, DeviceSrq srq) {
+    /**
+     * Resources of an EP without a shared receive queue.
+     *
+     * @param domain        the EP's Protection Zone's domain, or {@code null}
+     * @param maxRequests   {@code max_request_dtos}
+     * @param maxRecvs      {@code max_recv_dtos}
+     * @param maxRequestIov {@code max_request_iov}
+     * @param maxRecvIov    {@code max_recv_iov}
+     * @param sink          the EP's receive side
+     */
+    public EndpointResources(DeviceMemory.Domain domain, int maxRequests, int maxRecvs, int maxRequestIov,
+            int maxRecvIov, ChannelSink sink) {
+        this(domain, maxRequests, maxRecvs, maxRequestIov, maxRecvIov, sink, null);
+    }
 }

@@ -17,7 +17,8 @@ import java.util.Optional;
 /**
  * Downcalls into {@code libibverbs.so.1}, {@code librdmacm.so.1} and the C library, looked up at run time
  * ({@link SymbolLookup#libraryLookup}). Only exported functions of rdma-core's stable ABI are bound here; the
- * data path ({@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_poll_cq}, {@code ibv_req_notify_cq}) is
+ * data path ({@code ibv_post_send}, {@code ibv_post_recv}, {@code ibv_post_srq_recv}, {@code ibv_poll_cq},
+ * {@code ibv_req_notify_cq}) is
  * static inline in {@code verbs.h} and goes through the device context's operations table instead: see
  * {@link #POST_SEND} and its siblings, which take the function pointer as their first argument.
  *
@@ -34,6 +35,8 @@ final class Verbs {
             ADDRESS));
     /** {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)}: pointer first. */
     static final MethodHandle POST_RECV = POST_SEND;
+    /** {@code int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **)}: pointer first. */
+    static final MethodHandle POST_SRQ_RECV = POST_SEND;
     /** {@code int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *)}: pointer first. */
     static final MethodHandle POLL_CQ = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT,
             ADDRESS), Linker.Option.critical(false));
@@ -69,6 +72,10 @@ final class Verbs {
     final MethodHandle modifyQp;
     final MethodHandle getAsyncEvent;
     final MethodHandle ackAsyncEvent;
+    final MethodHandle createSrq;
+    final MethodHandle modifySrq;
+    final MethodHandle querySrq;
+    final MethodHandle destroySrq;
     // librdmacm
     final MethodHandle createEventChannel;
     final MethodHandle destroyEventChannel;
@@ -147,6 +154,10 @@ final class Verbs {
         wcStatusStr = bind(ibv, "ibv_wc_status_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
         getAsyncEvent = bind(ibv, "ibv_get_async_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         ackAsyncEvent = bind(ibv, "ibv_ack_async_event", FunctionDescriptor.ofVoid(ADDRESS));
+        createSrq = bind(ibv, "ibv_create_srq", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        modifySrq = bind(ibv, "ibv_modify_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        querySrq = bind(ibv, "ibv_query_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        destroySrq = bind(ibv, "ibv_destroy_srq", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         modifyQp = bind(ibv, "ibv_modify_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         createEventChannel = bind(cm, "rdma_create_event_channel", FunctionDescriptor.of(ADDRESS));
         destroyEventChannel = bind(cm, "rdma_destroy_event_channel", FunctionDescriptor.ofVoid(ADDRESS));

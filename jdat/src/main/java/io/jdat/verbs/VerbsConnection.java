@@ -10,9 +10,6 @@ import static io.jdat.verbs.VerbsLayouts.RWR_SG_LIST;
 import static io.jdat.verbs.VerbsLayouts.RWR_WR_ID;
 import static io.jdat.verbs.VerbsLayouts.SEND_WR;
 import static io.jdat.verbs.VerbsLayouts.SGE;
-import static io.jdat.verbs.VerbsLayouts.SGE_ADDR;
-import static io.jdat.verbs.VerbsLayouts.SGE_LENGTH;
-import static io.jdat.verbs.VerbsLayouts.SGE_LKEY;
 import static io.jdat.verbs.VerbsLayouts.SWR_NUM_SGE;
 import static io.jdat.verbs.VerbsLayouts.SWR_OPCODE;
 import static io.jdat.verbs.VerbsLayouts.SWR_REMOTE_ADDR;
@@ -73,6 +70,8 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
 
     private final VerbsTransport t;
     private final EndpointResources res;
+    /** The device queue of the EP's SRQ, or {@code null}: receives come from it, the QP has no receive queue. */
+    private final VerbsSrq srq;
     private final boolean active;
     private final ActiveHandler activeHandler;
     private final PassiveHandler passiveHandler;
@@ -122,6 +121,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             PassiveHandler ph, byte[] privateData, int ird, int ord) {
         this.t = t;
         this.res = res;
+        this.srq = res == null ? null : (VerbsSrq) res.srq();
         this.active = active;
         this.activeHandler = ah;
         this.passiveHandler = ph;
@@ -210,10 +210,12 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             return false;
         }
         sendDepth = Math.max(1, Math.min(res.maxRequests(), t.maxQpWr));
-        recvDepth = Math.max(1, Math.min(res.maxRecvs(), t.maxQpWr));
+        recvDepth = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvs(), t.maxQpWr));
         sendSge = Math.max(1, Math.min(res.maxRequestIov(), t.maxSge));
-        recvSge = Math.max(1, Math.min(res.maxRecvIov(), t.maxSge));
-        int cqe = Math.min(sendDepth + recvDepth, Math.max(1, t.maxCqe));
+        recvSge = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvIov(), t.maxSge));
+        // With an SRQ every one of its entries may complete on this QP's CQ.
+        int recvCqe = srq != null ? Math.min(t.maxSrqWr, Math.max(1, res.maxRecvs()) + 1024) : recvDepth;
+        int cqe = Math.min(sendDepth + recvCqe, Math.max(1, t.maxCqe));
         int cqeF = cqe;
         MemorySegment c = call(() -> (MemorySegment) t.v.createCq.invokeExact(t.context, cqeF, MemorySegment.NULL,
                 t.compChannel, 0));
@@ -230,6 +232,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_send_sge"), sendSge);
         a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_recv_sge"), recvSge);
         a.set(JAVA_INT, offset(QP_INIT_ATTR, "qp_type"), VerbsLayouts.IBV_QPT_RC);
+        if (srq != null) {
+            a.set(ADDRESS, offset(QP_INIT_ATTR, "srq"), srq.srq);
+        }
         MemorySegment pd = ((VerbsDomain) res.domain()).pd;
         int rc = call(() -> (int) t.v.createQp.invokeExact(id, pd, a));
         if (rc != 0) {
@@ -244,12 +249,14 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             sendWrs.set(ADDRESS, i * SEND_WR.byteSize() + SWR_SG_LIST,
                     sendSges.asSlice((long) i * sendSge * SGE.byteSize()));
         }
-        recvWrs = arena.allocate(RECV_WR, recvDepth);
-        recvSges = arena.allocate(SGE, (long) recvDepth * recvSge);
-        recvBufs = new RecvBuffer[recvDepth];
-        for (int i = 0; i < recvDepth; i++) {
-            recvWrs.set(ADDRESS, i * RECV_WR.byteSize() + RWR_SG_LIST,
-                    recvSges.asSlice((long) i * recvSge * SGE.byteSize()));
+        if (srq == null) { // with an SRQ, recvBufs stays null and pumpRecv posts nothing
+            recvWrs = arena.allocate(RECV_WR, recvDepth);
+            recvSges = arena.allocate(SGE, (long) recvDepth * recvSge);
+            recvBufs = new RecvBuffer[recvDepth];
+            for (int i = 0; i < recvDepth; i++) {
+                recvWrs.set(ADDRESS, i * RECV_WR.byteSize() + RWR_SG_LIST,
+                        recvSges.asSlice((long) i * recvSge * SGE.byteSize()));
+            }
         }
         badWr = arena.allocate(ADDRESS);
         badRecv = arena.allocate(ADDRESS);
@@ -456,17 +463,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         int slot = (int) (n % sendDepth);
         long base = slot * SEND_WR.byteSize();
         MemorySegment w = sendWrs;
-        int count = wr.count();
-        if (count > sendSge) {
+        long limit = wr.op() == WorkRequest.Op.RDMA_READ ? wr.remoteLength() : Long.MAX_VALUE;
+        int count = VerbsSges.fill(sendSges, (long) slot * sendSge * SGE.byteSize(), wr, sendSge, limit);
+        if (count < 0) {
             breakSoon();
             return;
-        }
-        long sges = (long) slot * sendSge * SGE.byteSize();
-        for (int i = 0; i < count; i++) {
-            long s = sges + i * SGE.byteSize();
-            sendSges.set(JAVA_LONG, s + SGE_ADDR, wr.segment(i).address() + wr.offset(i));
-            sendSges.set(JAVA_INT, s + SGE_LENGTH, (int) wr.length(i));
-            sendSges.set(JAVA_INT, s + SGE_LKEY, wr.key(i));
         }
         int opcode;
         int flags = VerbsLayouts.IBV_SEND_SIGNALED;
@@ -505,7 +506,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         w.set(JAVA_INT, base + SWR_SEND_FLAGS, flags);
         w.set(JAVA_LONG, base + SWR_REMOTE_ADDR, remoteAddr);
         w.set(JAVA_INT, base + SWR_RKEY, rkey);
-        sendLengths[slot] = wr.op() == WorkRequest.Op.RMR_BIND ? 0 : wr.totalLength();
+        sendLengths[slot] = switch (wr.op()) {
+            case RMR_BIND -> 0;
+            case RDMA_READ -> Math.min(wr.remoteLength(), wr.totalLength());
+            default -> wr.totalLength();
+        };
         sendPosted = n + 1;
         int rc;
         try {
@@ -539,17 +544,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 }
                 int slot = (int) (n % recvDepth);
                 recvBufs[slot] = b;
-                int count = Math.min(b.count(), recvSge);
-                long sges = (long) slot * recvSge * SGE.byteSize();
-                for (int i = 0; i < count; i++) {
-                    long o = sges + i * SGE.byteSize();
-                    recvSges.set(JAVA_LONG, o + SGE_ADDR, b.segment(i).address() + b.offset(i));
-                    recvSges.set(JAVA_INT, o + SGE_LENGTH, (int) b.length(i));
-                    recvSges.set(JAVA_INT, o + SGE_LKEY, b.key(i));
-                }
+                int count = VerbsSges.fill(recvSges, (long) slot * recvSge * SGE.byteSize(), b, recvSge,
+                        Long.MAX_VALUE);
                 long base = slot * RECV_WR.byteSize();
                 recvWrs.set(JAVA_LONG, base + RWR_WR_ID, n | RECV_BIT);
-                recvWrs.set(JAVA_INT, base + RWR_NUM_SGE, count);
+                recvWrs.set(JAVA_INT, base + RWR_NUM_SGE, Math.max(0, count));
                 n++;
                 recvPosted = n;
                 int rc;
@@ -559,7 +558,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 } catch (Throwable e) {
                     rc = -1;
                 }
-                if (rc != 0 || b.count() > recvSge) {
+                if (rc != 0 || count < 0) {
                     breakSoon();
                     return;
                 }
@@ -599,7 +598,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             if (state != UP) {
                 continue; // closed: the core flushes, nothing more is reported
             }
-            if ((wrId & RECV_BIT) != 0) {
+            if (srq != null && (wrId & VerbsSrq.SRQ_BIT) != 0) { // the opcode is undefined in a failed completion
+                completeSrqRecv(s, status, wrId, Integer.toUnsignedLong(wcs.get(JAVA_INT, base + WC_BYTE_LEN)));
+            } else if ((wrId & RECV_BIT) != 0) {
                 completeRecv(s, status, wrId & ~RECV_BIT, Integer.toUnsignedLong(wcs.get(JAVA_INT, base + WC_BYTE_LEN)));
             } else {
                 completeSend(s, status, wrId);
@@ -634,6 +635,17 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                     || status == VerbsStatus.LOC_QP_OP_ERR) {
                 s.completeRecv(b, b.totalLength() + 1, false);
             }
+            breakNow(s);
+        }
+    }
+
+    /** A receive from the EP's SRQ: the core completes it on this EP; a failure other than a flush breaks. */
+    private void completeSrqRecv(ChannelSink s, int status, long wrId, long length) {
+        if (!srq.completed(wrId, status, length, s)) {
+            breakNow(s);
+            return;
+        }
+        if (status != VerbsStatus.SUCCESS && status != VerbsStatus.WR_FLUSH_ERR) {
             breakNow(s);
         }
     }
@@ -742,6 +754,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 call(() -> (int) t.v.destroyCq.invokeExact(c));
             }
             arena.close();
+            VerbsSrq.retryClosed(t);
             VerbsDomain.retryClosed(t);
         } finally {
             recvLock.unlock();

@@ -6,6 +6,7 @@ import io.jdat.DatException;
 import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
 import io.jdat.spi.DeviceMemory;
+import io.jdat.spi.DeviceSrq;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
@@ -47,6 +48,11 @@ final class VerbsDomain implements DeviceMemory.Domain {
                 mr.get(ValueLayout.JAVA_INT, VerbsLayouts.offset(VerbsLayouts.MR, "rkey")));
         registrations.add(r);
         return r;
+    }
+
+    @Override
+    public DeviceSrq createSrq(int maxRecvs, int maxRecvIov, DeviceSrq.Sink sink) {
+        return VerbsSrq.create(t, pd, maxRecvs, maxRecvIov, sink);
     }
 
     @Override

@@ -63,6 +63,19 @@ final class VerbsLayouts {
             ADDRESS.withName("recv_cq"), ADDRESS.withName("srq"), QP_CAP.withName("cap"), JAVA_INT.withName("qp_type"),
             JAVA_INT.withName("sq_sig_all"), paddingLayout(4));
 
+    /** {@code struct ibv_srq_attr} (verbs.h): max_wr, max_sge, srq_limit. 12 bytes. */
+    static final StructLayout SRQ_ATTR = structLayout(JAVA_INT.withName("max_wr"), JAVA_INT.withName("max_sge"),
+            JAVA_INT.withName("srq_limit"));
+
+    /** {@code struct ibv_srq_init_attr} (verbs.h): srq_context, attr. 24 bytes. */
+    static final StructLayout SRQ_INIT_ATTR = structLayout(ADDRESS.withName("srq_context"),
+            SRQ_ATTR.withName("attr"), paddingLayout(4));
+
+    /** {@code IBV_SRQ_MAX_WR} ({@code enum ibv_srq_attr_mask}). */
+    static final int IBV_SRQ_MAX_WR = 1;
+    /** {@code IBV_SRQ_LIMIT}. */
+    static final int IBV_SRQ_LIMIT = 1 << 1;
+
     /** {@code struct ibv_mr} (verbs.h): context, pd, addr, length, handle, lkey, rkey. 48 bytes. */
     static final StructLayout MR = structLayout(ADDRESS.withName("context"), ADDRESS.withName("pd"),
             ADDRESS.withName("addr"), JAVA_LONG.withName("length"), JAVA_INT.withName("handle"),
@@ -84,6 +97,8 @@ final class VerbsLayouts {
     static final int OP_POLL_CQ = 11;
     /** Index of {@code req_notify_cq}. */
     static final int OP_REQ_NOTIFY_CQ = 12;
+    /** Index of {@code post_srq_recv}. */
+    static final int OP_POST_SRQ_RECV = 20;
     /** Index of {@code post_send}. */
     static final int OP_POST_SEND = 25;
     /** Index of {@code post_recv}. */
@@ -160,6 +175,11 @@ final class VerbsLayouts {
     static final int IBV_EVENT_QP_REQ_ERR = 2;
     /** {@code IBV_EVENT_QP_ACCESS_ERR}. */
     static final int IBV_EVENT_QP_ACCESS_ERR = 3;
+
+    /** {@code IBV_EVENT_SRQ_ERR}. */
+    static final int IBV_EVENT_SRQ_ERR = 14;
+    /** {@code IBV_EVENT_SRQ_LIMIT_REACHED}: fewer WQEs than the armed srq_limit remain on the SRQ. */
+    static final int IBV_EVENT_SRQ_LIMIT_REACHED = 15;
 
     /** {@code struct pollfd} (poll.h): fd, events, revents. 8 bytes. */
     static final StructLayout POLLFD = structLayout(JAVA_INT.withName("fd"), JAVA_SHORT.withName("events"),

@@ -74,6 +74,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
     final MemorySegment reqNotifyFn;
     final MemorySegment postSendFn;
     final MemorySegment postRecvFn;
+    final MemorySegment postSrqRecvFn;
     final MemorySegment compChannel;
     final int compFd;
     final int asyncFd;
@@ -82,6 +83,12 @@ final class VerbsTransport implements Transport, DeviceMemory {
     final int maxSge;
     final int maxQpWr;
     final int maxCqe;
+    /** {@code max_srq}, {@code max_srq_wr}, {@code max_srq_sge} of {@code struct ibv_device_attr}. */
+    final int maxSrq;
+    final int maxSrqWr;
+    final int maxSrqSge;
+    /** The device SRQs (by {@code struct ibv_srq} address), until destroyed. */
+    final Map<Long, VerbsSrq> srqs = new ConcurrentHashMap<>();
     private final TransportLimits limits;
     private final InetSocketAddress address;
 
@@ -147,6 +154,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
             reqNotifyFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_REQ_NOTIFY_CQ);
             postSendFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_POST_SEND);
             postRecvFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_POST_RECV);
+            postSrqRecvFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_POST_SRQ_RECV);
             MemorySegment device = context.get(ADDRESS, 0).reinterpret(24 + 64);
             // struct ibv_device (verbs.h): _ops (two pointers), node_type, transport_type, name[64].
             iwarp = device.get(JAVA_INT, 20) == IBV_TRANSPORT_IWARP;
@@ -160,6 +168,9 @@ final class VerbsTransport implements Transport, DeviceMemory {
             maxSge = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_sge")));
             maxQpWr = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_qp_wr"));
             maxCqe = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_cqe"));
+            maxSrq = postSrqRecvFn.equals(MemorySegment.NULL) ? 0 : attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_srq"));
+            maxSrqWr = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_srq_wr"));
+            maxSrqSge = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_srq_sge"));
             int ird = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_qp_rd_atom")));
             int ord = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_qp_init_rd_atom")));
             long maxMr = attr.get(java.lang.foreign.ValueLayout.JAVA_LONG, offset(DEVICE_ATTR, "max_mr_size"));
@@ -188,6 +199,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
             address = new InetSocketAddress(config.address(), 0);
             thread = Thread.ofPlatform().daemon().name("jdat-verbs-" + iaName).unstarted(this::run);
             thread.start();
+            OPEN.add(this);
             ok = true;
         } finally {
             if (!ok) {
@@ -282,9 +294,10 @@ final class VerbsTransport implements Transport, DeviceMemory {
         return this;
     }
 
+    /** SRQs are the device's ({@link VerbsSrq}); a device without them refuses with the reason. */
     @Override
     public boolean sharedReceiveQueues() {
-        return false;
+        return true;
     }
 
     @Override
@@ -483,10 +496,36 @@ final class VerbsTransport implements Transport, DeviceMemory {
         }
     }
 
-    /** A QP or CQ error the device reported asynchronously: that connection is broken. */
+    /** The open IAs: librdmacm gives every id on a device the same {@code ibv_context}, so IAs share its async fd. */
+    private static final java.util.Set<VerbsTransport> OPEN = ConcurrentHashMap.newKeySet();
+
+    /**
+     * An asynchronous event read from the device context's async fd, which every IA on the device shares: whichever
+     * IA's progress thread read it hands it to each IA of the context, on that IA's own progress thread.
+     */
     private void asyncEvent(int type, long element) {
         if (TRACE) {
             System.err.printf("jdat verbs %s: async event %d element %x%n", iaName, type, element);
+        }
+        for (VerbsTransport t : OPEN) {
+            if (t.context.address() == context.address()) {
+                if (t == this) {
+                    ownAsyncEvent(type, element);
+                } else {
+                    t.execute(() -> t.ownAsyncEvent(type, element));
+                }
+            }
+        }
+    }
+
+    /** An SRQ's limit reached: its low watermark; a QP or CQ error: that connection is broken (progress thread). */
+    private void ownAsyncEvent(int type, long element) {
+        if (type == VerbsLayouts.IBV_EVENT_SRQ_LIMIT_REACHED) {
+            VerbsSrq q = srqs.get(element);
+            if (q != null) {
+                q.limitReached();
+            }
+            return;
         }
         if (type != VerbsLayouts.IBV_EVENT_QP_FATAL && type != VerbsLayouts.IBV_EVENT_QP_REQ_ERR
                 && type != VerbsLayouts.IBV_EVENT_QP_ACCESS_ERR && type != VerbsLayouts.IBV_EVENT_CQ_ERR) {
@@ -541,6 +580,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
         if (closed) {
             return;
         }
+        OPEN.remove(this);
         // Connections and listeners first: break them (peers see a disconnect) and release their ids.
         for (CmHandler h : handlers.values()) {
             if (h instanceof VerbsConnection c) {
@@ -583,6 +623,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
                 c.destroyNow();
             }
         }
+        VerbsSrq.closeAll(this);
         VerbsDomain.closeAll(this);
         call(() -> (int) v.destroyCompChannel.invokeExact(compChannel));
         call(() -> (int) v.destroyId.invokeExact(anchorId));

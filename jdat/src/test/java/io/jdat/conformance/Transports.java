@@ -2,6 +2,7 @@ package io.jdat.conformance;
 
 import io.jdat.shm.ShmTesting;
 import io.jdat.tcp.TcpTesting;
+import io.jdat.verbs.VerbsTesting;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -12,7 +13,7 @@ import java.util.stream.Stream;
  */
 public final class Transports {
     /** One line per transport configuration. */
-    private static final List<IaUnderTest> ALL = List.of(
+    private static final List<IaUnderTest> ALL = Stream.concat(Stream.of(
             // mem: one JVM, the reference for every rule the core implements
             new IaUnderTest("mem", "mem", false, () -> { }),
             // tcp (iWARP over loopback): plain, CRC32c, 100-byte FPDUs (every message many FPDUs), MPA revision 1
@@ -23,8 +24,10 @@ public final class Transports {
             // shm: inline and cross-memory attach; without cross-memory attach (fragments, staging); tiny rings
             new IaUnderTest(ShmTesting.SHM, "shm", false, ShmTesting::register),
             new IaUnderTest(ShmTesting.SHM_BOUNCE, "shm", false, ShmTesting::register),
-            new IaUnderTest(ShmTesting.SHM_SMALL, "shm", false, ShmTesting::register));
-            // verbs (issue 17) joins here, e.g. new IaUnderTest(VerbsTesting.SIW, "verbs", ..., VerbsTesting::register)
+            new IaUnderTest(ShmTesting.SHM_SMALL, "shm", false, ShmTesting::register)),
+            // verbs: only on a machine with an RDMA device, named by -Djdat.conformance.verbs=LABEL:NETDEV
+            // (interop/verbs.sh runs the suite so in the siw-vm guest, on rxe and on siw)
+            VerbsTesting.underTest().stream()).toList();
 
     private Transports() {
     }
@@ -49,7 +52,7 @@ public final class Transports {
      * One registered IA name of one transport, as a test sees it.
      *
      * @param ia                    the registry name a test opens
-     * @param transport             the transport library name ({@code mem}, {@code tcp}, {@code shm})
+     * @param transport             the transport library name ({@code mem}, {@code tcp}, {@code shm}, {@code verbs})
      * @param requestCompletesWhenSent whether a Send or RDMA Write completes once its bytes are handed to the
      *                                 network (tcp: in the socket), before the peer placed them; then the peer's
      *                                 refusal may come too late to be the request's status, which is SUCCESS

@@ -67,6 +67,7 @@ class VerbsLayoutsTest {
         assertEquals(12, VerbsLayouts.OP_REQ_NOTIFY_CQ);
         assertEquals(25, VerbsLayouts.OP_POST_SEND);
         assertEquals(26, VerbsLayouts.OP_POST_RECV);
+        assertEquals(20, VerbsLayouts.OP_POST_SRQ_RECV);
     }
 
     @Test
@@ -93,6 +94,21 @@ class VerbsLayoutsTest {
         assertEquals(156, offset(VerbsLayouts.DEVICE_ATTR, "max_qp_init_rd_atom"));
         assertEquals(224, offset(VerbsLayouts.DEVICE_ATTR, "max_pkeys"));
         assertEquals(16, VerbsLayouts.ASYNC_EVENT.byteSize());
+    }
+
+    @Test
+    @DisplayName("SRQ: struct ibv_srq_attr 12, ibv_srq_init_attr 24 (attr at 8); max_srq/_wr/_sge at 212/216/220 of"
+            + " ibv_device_attr; IBV_EVENT_SRQ_LIMIT_REACHED 15")
+    void srqStructs() {
+        assertEquals(12, VerbsLayouts.SRQ_ATTR.byteSize());
+        assertEquals(8, offset(VerbsLayouts.SRQ_ATTR, "srq_limit"));
+        assertEquals(24, VerbsLayouts.SRQ_INIT_ATTR.byteSize());
+        assertEquals(8, offset(VerbsLayouts.SRQ_INIT_ATTR, "attr"));
+        assertEquals(212, offset(VerbsLayouts.DEVICE_ATTR, "max_srq"));
+        assertEquals(216, offset(VerbsLayouts.DEVICE_ATTR, "max_srq_wr"));
+        assertEquals(220, offset(VerbsLayouts.DEVICE_ATTR, "max_srq_sge"));
+        assertEquals(15, VerbsLayouts.IBV_EVENT_SRQ_LIMIT_REACHED);
+        assertEquals(24, offset(VerbsLayouts.QP_INIT_ATTR, "srq"));
     }
 
     @Test
