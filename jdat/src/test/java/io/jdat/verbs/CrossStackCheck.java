@@ -182,6 +182,10 @@ public final class CrossStackCheck {
             DataPath.assertUntouched(s.buf, GUARD + BIG, GUARD, "after the RDMA target");
             s.ep.postSend(1, s.msg(64), 3, CompletionFlags.DEFAULT);
             s.ok(s.req, "the answer", 64);
+            // The server ends the connection once it has seen its answer complete: were the client to end it
+            // when the answer arrived, the answer's completion could race the break (siw once completed it
+            // IBV_WC_LOC_QP_OP_ERR after the client had it), as DAT allows for a DTO in flight at a disconnect.
+            s.ep.disconnect(CloseFlags.GRACEFUL);
             s.expectConn(EventNumber.CONNECTION_EVENT_DISCONNECTED);
         }
     }
@@ -220,8 +224,7 @@ public final class CrossStackCheck {
             s.ep.postSend(1, s.msg(64), 6, CompletionFlags.DEFAULT);
             s.ok(s.req, "the check message", 64);
             s.ok(s.recv, "the server's answer", 64);
-            s.ep.disconnect(CloseFlags.GRACEFUL);
-            s.expectConn(EventNumber.CONNECTION_EVENT_DISCONNECTED);
+            s.expectConn(EventNumber.CONNECTION_EVENT_DISCONNECTED); // the server's disconnect
         }
         // Unused marker so the class reads as a whole.
         ValueLayout.JAVA_BYTE.byteSize();
