@@ -20,6 +20,14 @@ import java.nio.file.Path;
  */
 final class ShmListener implements Transport.Listener {
     private static final System.Logger LOG = System.getLogger("io.jdat.shm");
+    /**
+     * The listening socket's queue of connections not accepted yet (the kernel caps it at
+     * {@code net.core.somaxconn}). A connecting thread is virtual, so its connect does not wait for room: with
+     * the JDK's default of 50 a burst of more connects than that was refused ({@code NON_PEER_REJECTED}) before
+     * the accept loop ran (issue 18). A burst is the serving side's to take; the CR EVD's own overflow stays
+     * the refusal the spec describes.
+     */
+    static final int BACKLOG = 4096;
 
     private final ShmTransport transport;
     private final long qual;
@@ -37,7 +45,7 @@ final class ShmListener implements Transport.Listener {
         this.path = ShmTransport.listenerPath(transport.instance.directory(), qual);
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
-            s.bind(UnixDomainSocketAddress.of(path));
+            s.bind(UnixDomainSocketAddress.of(path), BACKLOG);
         } catch (IOException e) {
             s.close();
             throw e;
