@@ -135,8 +135,8 @@ public final class AcceptBackoff {
     /**
      * Logs, and drops the record when logging itself fails: with every descriptor in use a logging backend's
      * first record can fail to load its classes or files (java.util.logging's formatter threw
-     * {@code NoClassDefFoundError} for the time-zone rules, issue 18), and that must not end the accept loop
-     * it reports on.
+     * {@code java.lang.Error}, then {@code NoClassDefFoundError}, for the time-zone rules it could not open,
+     * issue 18), and that must not end the accept loop it reports on.
      */
     private void log(Level level, Supplier<String> message, Throwable thrown) {
         try {
@@ -145,7 +145,7 @@ public final class AcceptBackoff {
             } else {
                 log.log(level, message, thrown);
             }
-        } catch (RuntimeException | LinkageError e) {
+        } catch (RuntimeException | Error e) {
             // nothing to log it with; the consumer is still told (tell) and the loop goes on
         }
     }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link AcceptBackoff} when logging itself fails (issue 18): with the descriptors exhausted, the first record of
- * java.util.logging threw {@code NoClassDefFoundError} (its formatter could not load the time-zone rules), which
+ * java.util.logging threw {@code java.lang.Error} (its formatter could not open the time-zone rules), which
  * ended the tcp listener's accept loop; every later connect was refused.
  */
 class AcceptBackoffFailingLogTest {
@@ -31,13 +31,19 @@ class AcceptBackoffFailingLogTest {
 
         @Override
         public void log(Level level, ResourceBundle bundle, String msg, Throwable thrown) {
-            attempts++;
-            throw new NoClassDefFoundError("Could not initialize class java.time.zone.ZoneRulesProvider");
+            fail();
         }
 
         @Override
         public void log(Level level, ResourceBundle bundle, String format, Object... params) {
-            attempts++;
+            fail();
+        }
+
+        /** The first record fails as the static initializer did, later ones as the class left uninitialized. */
+        private void fail() {
+            if (attempts++ == 0) {
+                throw new Error(new java.io.FileNotFoundException("lib/tzdb.dat (Too many open files)"));
+            }
             throw new NoClassDefFoundError("Could not initialize class java.time.zone.ZoneRulesProvider");
         }
     }
