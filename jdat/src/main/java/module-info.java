@@ -5,7 +5,8 @@
  * <p>Exported: the consumer API ({@link io.jdat}: {@code dat_*} functions as methods of the handle types,
  * {@code dat_registry_*} as {@link io.jdat.Registry}) and the transport SPI ({@link io.jdat.spi}) a
  * transport in another module implements and {@code provides}. The core ({@code io.jdat.core}) and the
- * transports' packages ({@code io.jdat.mem}, {@code io.jdat.shm}, {@code io.jdat.tcp}) are not exported.
+ * transports' packages ({@code io.jdat.mem}, {@code io.jdat.shm}, {@code io.jdat.tcp}) and their shared
+ * scaffolding ({@code io.jdat.transport}) are not exported.
  *
  * <p>The {@code shm} transport maps files and calls {@code process_vm_readv}/{@code process_vm_writev}
  * through the FFM API: run with {@code --enable-native-access=io.jdat} on the module path (or

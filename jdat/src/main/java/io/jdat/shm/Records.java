@@ -58,6 +58,36 @@ final class Records {
     /** Bytes per (memory id, offset, length) entry of the {@code *_SHARED} records. */
     static final int SHARED_ENTRY = 24;
 
+    // Header fields: offsets from the start of the record's payload (the table above).
+    /** Send records: the int flags word ({@link #SOLICITED}, {@link #LAST}). */
+    static final int FLAGS_OFFSET = 0;
+    /** RDMA Write and Read records: the int context of the target's memory (RMR or LMR context). */
+    static final int CONTEXT_OFFSET = 0;
+    /** List records ({@code *_XMEM}, {@code *_SHARED}, {@code READ}): the int number of entries; 0 in the others. */
+    static final int COUNT_OFFSET = 4;
+    /** Send fragment and Send list records: the long length of the whole message. */
+    static final int SEND_TOTAL_OFFSET = 8;
+    /** Send fragment: the long offset of this fragment in the message. */
+    static final int SEND_FRAG_START_OFFSET = 16;
+    /** RDMA Write and Read records: the long target address. */
+    static final int ADDRESS_OFFSET = 8;
+    /** RDMA Write fragment, RDMA Write list and RDMA Read records: the long length of the whole transfer. */
+    static final int TOTAL_OFFSET = 16;
+    /** RDMA Write fragment: the long offset of this fragment in the transfer. */
+    static final int WRITE_FRAG_START_OFFSET = 24;
+
+    // List entries: offsets from the start of an entry.
+    /** Cross-memory entry: the long address in the requester's process. */
+    static final int IOV_ADDRESS_OFFSET = 0;
+    /** Cross-memory entry: the long length. */
+    static final int IOV_LENGTH_OFFSET = 8;
+    /** Shared entry: the long id of the requester's {@link ShmMemory}. */
+    static final int SHARED_ID_OFFSET = 0;
+    /** Shared entry: the long offset in that memory. */
+    static final int SHARED_AT_OFFSET = 8;
+    /** Shared entry: the long length. */
+    static final int SHARED_LENGTH_OFFSET = 16;
+
     /** The sender asked for a solicited event. */
     static final int SOLICITED = 1;
     /** The last fragment of a Send. */

@@ -1,7 +1,6 @@
 package io.jdat.shm;
 
-import io.jdat.DatException;
-import io.jdat.DatReturnType;
+import io.jdat.transport.IaParameters;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -43,6 +42,8 @@ import java.util.Locale;
 record ShmConfig(String name, Path baseDir, int ringCapacity, int inline, int staging, boolean crossMemory,
         int peerTimeoutMillis) {
     static final int DEFAULT_RING = 1 << 20;
+    private static final IaParameters PARAMETERS = new IaParameters("shm",
+            "name=NAME, dir=PATH, ring=BYTES, inline=BYTES, staging=BYTES, xmem=auto|off, peer_timeout=MS");
 
     /** Parses IA parameters; a bad word is {@code DAT_INVALID_PARAMETER}. */
     static ShmConfig parse(String params) {
@@ -53,63 +54,40 @@ record ShmConfig(String name, Path baseDir, int ringCapacity, int inline, int st
         int staging = 256 * 1024;
         boolean xmem = true;
         int peerTimeout = 0;
-        String s = params == null ? "" : params.trim();
-        if (!s.isEmpty()) {
-            for (String w : s.split("\\s+")) {
-                int eq = w.indexOf('=');
-                if (eq <= 0) {
-                    throw bad(w);
-                }
-                String k = w.substring(0, eq).toLowerCase(Locale.ROOT);
-                String v = w.substring(eq + 1);
-                switch (k) {
-                    case "name" -> {
-                        if (!ShmFiles.isValidName(v)) {
-                            throw new DatException(DatReturnType.INVALID_PARAMETER, "shm IA parameter " + w
-                                    + ": a name is 1..64 letters, digits, '.', '_' or '-', not starting with '.'");
-                        }
-                        name = v;
+        for (String w : IaParameters.words(params)) {
+            String k = IaParameters.key(w);
+            if (k == null || k.isEmpty()) {
+                throw PARAMETERS.notUnderstood(w);
+            }
+            String v = IaParameters.value(w);
+            switch (k) {
+                case "name" -> {
+                    if (!ShmFiles.isValidName(v)) {
+                        throw IaParameters.invalid("shm IA parameter " + w
+                                + ": a name is 1..64 letters, digits, '.', '_' or '-', not starting with '.'");
                     }
-                    case "dir" -> dir = Path.of(v).toAbsolutePath().normalize();
-                    case "ring" -> {
-                        ring = range(v, 64 * 1024, 64 << 20, w);
-                        if (Integer.bitCount(ring) != 1) {
-                            throw new DatException(DatReturnType.INVALID_PARAMETER,
-                                    "shm IA parameter " + w + ": the ring size must be a power of two");
-                        }
-                    }
-                    case "inline" -> inline = range(v, 0, 1 << 20, w);
-                    case "staging" -> staging = range(v, 4096, 64 << 20, w);
-                    case "xmem" -> xmem = switch (v.toLowerCase(Locale.ROOT)) {
-                        case "auto", "on" -> true;
-                        case "off" -> false;
-                        default -> throw bad(w);
-                    };
-                    case "peer_timeout" -> peerTimeout = v.equals("0") ? 0 : range(v, 100, 86_400_000, w);
-                    default -> throw bad(w);
+                    name = v;
                 }
+                case "dir" -> dir = Path.of(v).toAbsolutePath().normalize();
+                case "ring" -> {
+                    ring = PARAMETERS.range(v, 64 * 1024, 64 << 20, w);
+                    if (Integer.bitCount(ring) != 1) {
+                        throw IaParameters.invalid("shm IA parameter " + w + ": the ring size must be a power of two");
+                    }
+                }
+                case "inline" -> inline = PARAMETERS.range(v, 0, 1 << 20, w);
+                case "staging" -> staging = PARAMETERS.range(v, 4096, 64 << 20, w);
+                case "xmem" -> xmem = switch (v.toLowerCase(Locale.ROOT)) {
+                    case "auto", "on" -> true;
+                    case "off" -> false;
+                    default -> throw PARAMETERS.notUnderstood(w);
+                };
+                case "peer_timeout" -> peerTimeout = v.equals("0") ? 0 : PARAMETERS.range(v, 100, 86_400_000, w);
+                default -> throw PARAMETERS.notUnderstood(w);
             }
         }
         // the inline payload must fit one ring record with the largest record header
         inline = Math.min(inline, RingDescriptor.maxPayload(ring) - Records.MAX_HEADER);
         return new ShmConfig(name, dir, ring, inline, staging, xmem, peerTimeout);
-    }
-
-    private static int range(String v, int lo, int hi, String w) {
-        try {
-            int n = Integer.parseInt(v);
-            if (n >= lo && n <= hi) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // fall through
-        }
-        throw new DatException(DatReturnType.INVALID_PARAMETER,
-                "shm IA parameter " + w + ": expected " + lo + ".." + hi);
-    }
-
-    private static DatException bad(String w) {
-        return new DatException(DatReturnType.INVALID_PARAMETER, "shm IA parameter not understood: " + w
-                + " (name=NAME, dir=PATH, ring=BYTES, inline=BYTES, staging=BYTES, xmem=auto|off, peer_timeout=MS)");
     }
 }

@@ -3,6 +3,8 @@ package io.jdat.shm;
 import io.jdat.spi.Channel;
 import io.jdat.spi.ChannelSink;
 import io.jdat.spi.WorkRequest;
+import io.jdat.transport.ConnectionEnding;
+import io.jdat.transport.ProgressThread;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -11,7 +13,6 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -33,7 +34,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * this is seen at once by a sleeping progress thread and within one park slice by a polling one. The core
  * hears of an ending once, from the IA's progress thread, never from under this connection's locks.
  */
-final class ShmConnection implements Channel {
+final class ShmConnection implements Channel, ProgressThread.Polled {
     final ShmTransport transport;
     final boolean activeSide;
     final SocketChannel ch;
@@ -54,10 +55,8 @@ final class ShmConnection implements Channel {
     volatile SelectionKey key;
     /** Set under both locks by {@link #close}/{@link #abandon}: no thread touches the mapping afterwards. */
     volatile boolean closed;
-    private final AtomicInteger ending = new AtomicInteger();
-    private static final int NOT_ENDED = 0;
-    private static final int ENDED_DISCONNECTED = 1;
-    private static final int ENDED_BROKEN = 2;
+    /** How the connection ended, told to the core once (the first ending counts). */
+    private final ConnectionEnding ending;
     private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
     /** The liveness bound ({@code peer_timeout}), 0 for none. */
     private final long peerTimeoutNanos;
@@ -80,6 +79,7 @@ final class ShmConnection implements Channel {
         this.remote = remote;
         this.remotePort = remotePort;
         this.peerTimeoutNanos = transport.config.peerTimeoutMillis() * 1_000_000L;
+        this.ending = new ConnectionEnding(transport.progress::execute, () -> closed, false);
         this.peerBeatSeen = System.nanoTime();
         this.myBlock = file.asSlice(ConnectionLayout.blockOffset(activeSide), ConnectionLayout.BLOCK_LENGTH);
         this.peerBlock = file.asSlice(ConnectionLayout.blockOffset(!activeSide), ConnectionLayout.BLOCK_LENGTH);
@@ -114,15 +114,12 @@ final class ShmConnection implements Channel {
             close(CLOSE_BREAK);
             return;
         }
-        boolean ended;
-        synchronized (this) {
-            sink = s;
-            ended = ending.get() != NOT_ENDED;
-        }
+        sink = s;
+        boolean ended = ending.attach(s);
         transport.connections.add(this);
         transport.progress.add(this);
         if (ended) {
-            deliver(s);
+            ending.deliver(s);
         }
     }
 
@@ -222,7 +219,8 @@ final class ShmConnection implements Channel {
     // ------------------------------------------------------------------ progress
 
     /** One receive and completion pass, on any thread; skips a part another thread is running. */
-    boolean poll() {
+    @Override
+    public boolean poll() {
         if (closed) {
             return false;
         }
@@ -362,32 +360,9 @@ final class ShmConnection implements Channel {
 
     /** Tells the core once, from the progress thread: the peer disconnected, or the connection broke. */
     void notifyCore(boolean broken, String reason) {
-        int want = broken ? ENDED_BROKEN : ENDED_DISCONNECTED;
-        ChannelSink s;
-        synchronized (this) {
-            int was = ending.get();
-            if (was != NOT_ENDED) {
-                return;
-            }
-            ending.set(want);
-            s = sink;
+        if (ending.end(broken)) {
+            transport.trace(this, (broken ? "broken: " : "disconnected: ") + reason);
         }
-        transport.trace(this, (broken ? "broken: " : "disconnected: ") + reason);
-        if (s != null) {
-            deliver(s);
-        }
-    }
-
-    private void deliver(ChannelSink s) {
-        transport.progress.execute(() -> {
-            if (!closed) {
-                if (ending.get() == ENDED_BROKEN) {
-                    s.broken();
-                } else {
-                    s.remoteDisconnected();
-                }
-            }
-        });
     }
 
     @Override

@@ -3,12 +3,11 @@ package io.jdat.shm;
 import io.jdat.spi.AcceptBackoff;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
+import io.jdat.transport.AcceptLoop;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -57,52 +56,13 @@ final class ShmListener implements Transport.Listener {
         Thread.ofVirtual().name("jdat-shm-listen-" + qual).start(this::acceptLoop);
     }
 
-    /**
-     * Accepts until closed. A failed accept is retried with a back-off and reported when it persists
-     * ({@link AcceptBackoff}); the loop ends only when the listener is closed, or, logged and reported, when
-     * its socket was closed under it or an unexpected error escapes.
-     */
+    /** Accepts until closed ({@link AcceptLoop}): each requester goes to a {@link ShmPassive}. */
     private void acceptLoop() {
-        Throwable stop = null;
-        try {
-            while (!closed) {
-                SocketChannel ch;
-                try {
-                    ch = server.accept();
-                } catch (ClosedChannelException e) {
-                    stop = e;
-                    break;
-                } catch (IOException e) {
-                    if (closed) {
-                        break;
-                    }
-                    transport.trace(this, "accept failed: " + e);
-                    backoff.failed(e);
-                    continue;
-                }
-                backoff.accepted();
-                try {
-                    ShmPassive p = new ShmPassive(transport, this, ch);
-                    transport.incoming.add(p);
-                    Thread.ofVirtual().name("jdat-shm-passive").start(p::handshake);
-                } catch (RuntimeException | OutOfMemoryError e) {
-                    // No thread for this one (e.g. out of memory): drop it, keep listening.
-                    try {
-                        ch.close();
-                    } catch (IOException ignored) {
-                        // gone either way
-                    }
-                    backoff.failed(e);
-                }
-            }
-        } catch (RuntimeException | Error e) {
-            stop = e;
-            throw e;
-        } finally {
-            if (!closed) {
-                backoff.stopped(stop != null ? stop : new IllegalStateException("accept loop ended"));
-            }
-        }
+        AcceptLoop.run(server, backoff, () -> !closed, ch -> {
+            ShmPassive p = new ShmPassive(transport, this, ch);
+            transport.incoming.add(p);
+            Thread.ofVirtual().name("jdat-shm-passive").start(p::handshake);
+        }, e -> transport.trace(this, "accept failed: " + e));
     }
 
     boolean closed() {

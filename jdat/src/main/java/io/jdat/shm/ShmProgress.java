@@ -1,15 +1,12 @@
 package io.jdat.shm;
 
-import io.jdat.spi.ConnectionSet;
+import io.jdat.transport.BackoffIdle;
+import io.jdat.transport.ProgressThread;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The progress engine of one {@code shm} IA: one daemon thread that polls the IA's connections, and the
@@ -31,9 +28,10 @@ import java.util.concurrent.locks.LockSupport;
  *       which wakes the thread too. The select also times out after {@value #SELECT_MILLIS} ms for the
  *       receiver-not-ready deadlines.</li>
  * </ol>
- * A consumer that stops polling to park in a wait hands over at once ({@link #pollerIdle}).
+ * A consumer that stops polling to park in a wait hands over at once ({@link #pollerIdle}). The loop and the
+ * hand-over are {@link ProgressThread}'s, with these constants.
  */
-final class ShmProgress implements Runnable {
+final class ShmProgress extends ProgressThread<ShmConnection> {
     static final long POLLER_GRACE_MICROS = 200;
     private static final long POLLER_GRACE_NANOS = POLLER_GRACE_MICROS * 1000;
     static final long POLLER_PARK_MILLIS = 2;
@@ -45,69 +43,30 @@ final class ShmProgress implements Runnable {
     private static final long HEARTBEAT_NANOS = HEARTBEAT_MILLIS * 1_000_000L;
     private long lastHeartbeat;
 
-    private final Selector selector;
-    private final Thread thread;
-    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
     private final java.util.function.Consumer<SelectionKey> readyAction = this::ready;
-    /** The IA's connections, read without a lock by pollers. */
-    private final ConnectionSet<ShmConnection> connections = new ConnectionSet<>(new ShmConnection[0]);
-    /** When a consumer last polled (0: no poller). */
-    private volatile long lastPoll;
     /** Polls since the timestamp was refreshed (a heuristic: increments from several threads may be lost). */
     private int polls;
-    private volatile boolean running = true;
 
     ShmProgress(String name) {
-        try {
-            selector = Selector.open();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        thread = Thread.ofPlatform().daemon().name("jdat-shm-" + name).unstarted(this);
-        thread.start();
+        super("jdat-shm-" + name, POLLER_GRACE_NANOS, POLLER_PARK_MILLIS * 1_000_000L,
+                new BackoffIdle(SPIN_NANOS, System.nanoTime()), new ShmConnection[0]);
+        start();
     }
 
     /** Consumer-driven progress: one pass over every connection on the calling thread. */
     boolean poll() {
         try {
+            // Refresh the poller's timestamp every 32 calls (a few microseconds of polling), not on every call:
+            // the clock read would be a good part of an empty poll. The counter is racy across pollers on purpose.
+            if ((++polls & 31) == 0 || lastPoll() == 0) {
+                polledAt(System.nanoTime());
+            }
             return pollConnections();
         } catch (InternalError e) {
-            mappingFault(); // as in run(): a fault raised after the handler near the access
+            mappingFault(); // as in the loop: a fault raised after the handler near the access
             return true;
         }
-    }
-
-    private boolean pollConnections() {
-        // Refresh the poller's timestamp every 32 calls (a few microseconds of polling), not on every call:
-        // the clock read would be a good part of an empty poll. The counter is racy across pollers on purpose.
-        if ((++polls & 31) == 0 || lastPoll == 0) {
-            lastPoll = System.nanoTime() | 1;
-        }
-        ShmConnection[] cs = connections.snapshot();
-        boolean any = false;
-        for (ShmConnection c : cs) {
-            any |= c.poll();
-        }
-        return any;
-    }
-
-    void pollerIdle() {
-        if (lastPoll != 0) {
-            lastPoll = 0;
-            wake();
-        }
-    }
-
-    /** Runs {@code task} on this thread soon (core notifications, unmapping). */
-    void execute(Runnable task) {
-        tasks.add(task);
-        wake();
-    }
-
-    void wake() {
-        LockSupport.unpark(thread);
-        selector.wakeup();
     }
 
     void add(ShmConnection c) {
@@ -124,37 +83,20 @@ final class ShmProgress implements Runnable {
         });
     }
 
-    void remove(ShmConnection c) {
-        connections.remove(c);
-    }
-
     void shutdown() {
-        running = false;
-        wake();
-        try {
-            thread.join(1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        stop();
+        join(1000);
         runTasks();
-        try {
-            selector.close();
-        } catch (IOException e) {
-            // nothing to do
-        }
+        closeSelector();
     }
 
+    /**
+     * An unsafe-access fault that compiled code raised after the try around the access (see MappedFile): break
+     * the connection whose file a peer truncated, go on with the others.
+     */
     @Override
-    public void run() {
-        while (running) {
-            try {
-                loop();
-            } catch (InternalError e) {
-                // an unsafe-access fault that compiled code raised after the try around the access (see
-                // MappedFile): break the connection whose file a peer truncated, go on with the others
-                mappingFault();
-            }
-        }
+    protected void fault(InternalError e) {
+        mappingFault();
     }
 
     /**
@@ -167,57 +109,40 @@ final class ShmProgress implements Runnable {
         }
     }
 
-    private void loop() {
-        long lastActive = System.nanoTime();
-        while (running) {
-            try {
-                runTasks();
-                long t = System.nanoTime();
-                if (t - lastHeartbeat > HEARTBEAT_NANOS) {
-                    lastHeartbeat = t;
-                    for (ShmConnection c : connections.snapshot()) {
-                        c.heartbeat(t);
-                    }
-                }
-                long lp = lastPoll;
-                if (lp != 0 && t - lp < POLLER_GRACE_NANOS) {
-                    LockSupport.parkNanos(this, POLLER_PARK_MILLIS * 1_000_000L);
-                    selector.selectNow(readyAction); // peers' ends; the poller moves the bytes
-                    continue;
-                }
-                boolean any = false;
-                for (ShmConnection c : connections.snapshot()) {
-                    any |= c.poll();
-                }
-                long now = System.nanoTime();
-                if (any) {
-                    lastActive = now;
-                    continue;
-                }
-                if (now - lastActive < SPIN_NANOS) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                selector.selectNow(readyAction);
-                if (sleepReady()) {
-                    selector.select(readyAction, SELECT_MILLIS);
-                }
-                for (ShmConnection c : connections.snapshot()) {
-                    c.awake();
-                }
-                lastActive = System.nanoTime();
-            } catch (IOException | RuntimeException e) {
-                if (!running) {
-                    return;
-                }
-                LockSupport.parkNanos(1_000_000L); // a selector failure must not end the IA's progress
+    @Override
+    protected void periodic(long now) {
+        if (now - lastHeartbeat > HEARTBEAT_NANOS) {
+            lastHeartbeat = now;
+            for (ShmConnection c : connections.snapshot()) {
+                c.heartbeat(now);
             }
+        }
+    }
+
+    @Override
+    protected void whilePolled() throws IOException {
+        selector.selectNow(readyAction); // peers' ends; the poller moves the bytes
+    }
+
+    @Override
+    protected boolean pass() {
+        return pollConnections();
+    }
+
+    @Override
+    protected void block() throws IOException {
+        selector.selectNow(readyAction);
+        if (sleepReady()) {
+            selector.select(readyAction, SELECT_MILLIS);
+        }
+        for (ShmConnection c : connections.snapshot()) {
+            c.awake();
         }
     }
 
     /** Announces sleep on every connection; false if one has work after all (then nobody sleeps). */
     private boolean sleepReady() {
-        if (!tasks.isEmpty()) {
+        if (hasTasks()) {
             return false;
         }
         for (ShmConnection c : connections.snapshot()) {
@@ -226,17 +151,6 @@ final class ShmProgress implements Runnable {
             }
         }
         return true;
-    }
-
-    private void runTasks() {
-        Runnable r;
-        while ((r = tasks.poll()) != null) {
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                // a core notification failed: the EP is gone; nothing else to do
-            }
-        }
     }
 
     /** A socket is readable: doorbell bytes (dropped) or its end. */

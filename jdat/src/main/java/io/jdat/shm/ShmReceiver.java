@@ -209,7 +209,7 @@ final class ShmReceiver implements RecordHandler {
         if (length < Records.SEND_INLINE_HEADER) {
             return protocol("short Send record");
         }
-        int flags = seg.get(ValueLayout.JAVA_INT, off);
+        int flags = seg.get(ValueLayout.JAVA_INT, off + Records.FLAGS_OFFSET);
         if (fragBuffer != null) {
             return protocol("Send inside a fragmented Send");
         }
@@ -233,9 +233,9 @@ final class ShmReceiver implements RecordHandler {
         if (length < Records.SEND_FRAG_HEADER) {
             return protocol("short Send fragment");
         }
-        int flags = seg.get(ValueLayout.JAVA_INT, off);
-        long total = seg.get(ValueLayout.JAVA_LONG, off + 8);
-        long offset = seg.get(ValueLayout.JAVA_LONG, off + 16);
+        int flags = seg.get(ValueLayout.JAVA_INT, off + Records.FLAGS_OFFSET);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + Records.SEND_TOTAL_OFFSET);
+        long offset = seg.get(ValueLayout.JAVA_LONG, off + Records.SEND_FRAG_START_OFFSET);
         int n = length - Records.SEND_FRAG_HEADER;
         boolean last = (flags & Records.LAST) != 0;
         if (total < 0 || total > ShmTransport.MAX_TRANSFER || offset < 0 || offset + n > total
@@ -277,8 +277,8 @@ final class ShmReceiver implements RecordHandler {
         if (length < Records.WRITE_INLINE_HEADER) {
             return protocol("short RDMA Write record");
         }
-        int ctx = seg.get(ValueLayout.JAVA_INT, off);
-        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        int ctx = seg.get(ValueLayout.JAVA_INT, off + Records.CONTEXT_OFFSET);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + Records.ADDRESS_OFFSET);
         int len = length - Records.WRITE_INLINE_HEADER;
         if (!resolve(sink, ctx, addr, len, MemPriv.REMOTE_WRITE)) {
             return false;
@@ -293,10 +293,10 @@ final class ShmReceiver implements RecordHandler {
         if (length < Records.WRITE_FRAG_HEADER) {
             return protocol("short RDMA Write fragment");
         }
-        int ctx = seg.get(ValueLayout.JAVA_INT, off);
-        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
-        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
-        long offset = seg.get(ValueLayout.JAVA_LONG, off + 24);
+        int ctx = seg.get(ValueLayout.JAVA_INT, off + Records.CONTEXT_OFFSET);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + Records.ADDRESS_OFFSET);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + Records.TOTAL_OFFSET);
+        long offset = seg.get(ValueLayout.JAVA_LONG, off + Records.WRITE_FRAG_START_OFFSET);
         int n = length - Records.WRITE_FRAG_HEADER;
         if (total <= 0 || total > ShmTransport.MAX_TRANSFER || offset < 0 || n == 0 || offset + n > total) {
             return protocol("RDMA Write fragment [" + offset + ", +" + n + ") of " + total);
@@ -336,9 +336,9 @@ final class ShmReceiver implements RecordHandler {
         if (length < Records.SEND_XMEM_HEADER) {
             return protocol("short Send record");
         }
-        int flags = seg.get(ValueLayout.JAVA_INT, off);
-        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
-        long total = seg.get(ValueLayout.JAVA_LONG, off + 8);
+        int flags = seg.get(ValueLayout.JAVA_INT, off + Records.FLAGS_OFFSET);
+        int n = seg.get(ValueLayout.JAVA_INT, off + Records.COUNT_OFFSET);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + Records.SEND_TOTAL_OFFSET);
         String bad = parseList(seg, off + Records.SEND_XMEM_HEADER, length - Records.SEND_XMEM_HEADER, n, total,
                 shared);
         if (bad != null || fragBuffer != null) {
@@ -400,10 +400,10 @@ final class ShmReceiver implements RecordHandler {
         if (length < Records.WRITE_XMEM_HEADER) {
             return protocol("short RDMA Write record");
         }
-        int ctx = seg.get(ValueLayout.JAVA_INT, off);
-        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
-        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
-        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
+        int ctx = seg.get(ValueLayout.JAVA_INT, off + Records.CONTEXT_OFFSET);
+        int n = seg.get(ValueLayout.JAVA_INT, off + Records.COUNT_OFFSET);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + Records.ADDRESS_OFFSET);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + Records.TOTAL_OFFSET);
         String bad = parseList(seg, off + Records.WRITE_XMEM_HEADER, length - Records.WRITE_XMEM_HEADER, n, total,
                 shared);
         if (bad != null || writeActive) {
@@ -445,10 +445,10 @@ final class ShmReceiver implements RecordHandler {
         if (length < Records.READ_HEADER) {
             return protocol("short RDMA Read record");
         }
-        int ctx = seg.get(ValueLayout.JAVA_INT, off);
-        int n = seg.get(ValueLayout.JAVA_INT, off + 4);
-        long addr = seg.get(ValueLayout.JAVA_LONG, off + 8);
-        long total = seg.get(ValueLayout.JAVA_LONG, off + 16);
+        int ctx = seg.get(ValueLayout.JAVA_INT, off + Records.CONTEXT_OFFSET);
+        int n = seg.get(ValueLayout.JAVA_INT, off + Records.COUNT_OFFSET);
+        long addr = seg.get(ValueLayout.JAVA_LONG, off + Records.ADDRESS_OFFSET);
+        long total = seg.get(ValueLayout.JAVA_LONG, off + Records.TOTAL_OFFSET);
         if (total < 0 || total > ShmTransport.MAX_TRANSFER) {
             return protocol("RDMA Read of " + total + " bytes");
         }
@@ -527,13 +527,13 @@ final class ShmReceiver implements RecordHandler {
         long sum = 0;
         for (int i = 0; i < n; i++) {
             long e = at + (long) entry * i;
-            long l = seg.get(ValueLayout.JAVA_LONG, e + entry - 8);
+            long l = seg.get(ValueLayout.JAVA_LONG, e + (shared ? Records.SHARED_LENGTH_OFFSET : Records.IOV_LENGTH_OFFSET));
             if (l < 0 || l > ShmTransport.MAX_TRANSFER) {
                 return "entry of " + l + " bytes";
             }
             if (shared) {
-                long id = seg.get(ValueLayout.JAVA_LONG, e);
-                long o = seg.get(ValueLayout.JAVA_LONG, e + 8);
+                long id = seg.get(ValueLayout.JAVA_LONG, e + Records.SHARED_ID_OFFSET);
+                long o = seg.get(ValueLayout.JAVA_LONG, e + Records.SHARED_AT_OFFSET);
                 MemorySegment m = peerMapping(id);
                 if (m == null) {
                     return "no shared memory " + id + " of the peer";
@@ -545,7 +545,7 @@ final class ShmReceiver implements RecordHandler {
                 listAt[i] = o;
             } else {
                 listSeg[i] = null;
-                listAt[i] = seg.get(ValueLayout.JAVA_LONG, e);
+                listAt[i] = seg.get(ValueLayout.JAVA_LONG, e + Records.IOV_ADDRESS_OFFSET);
             }
             listLen[i] = l;
             sum += l;

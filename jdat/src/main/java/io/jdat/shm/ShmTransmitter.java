@@ -269,8 +269,8 @@ final class ShmTransmitter {
                 return false;
             }
             gatherLastLineFirst(wr, p, Records.SEND_INLINE_HEADER, len);
-            ring.set(ValueLayout.JAVA_INT, p, flags);
-            ring.set(ValueLayout.JAVA_INT, p + 4, 0);
+            ring.set(ValueLayout.JAVA_INT, p + Records.FLAGS_OFFSET, flags);
+            ring.set(ValueLayout.JAVA_INT, p + Records.COUNT_OFFSET, 0);
             out.commit(p);
             return true;
         }
@@ -286,10 +286,10 @@ final class ShmTransmitter {
                 return false;
             }
             boolean last = fragOffset + n == len;
-            ring.set(ValueLayout.JAVA_INT, p, flags | (last ? Records.LAST : 0));
-            ring.set(ValueLayout.JAVA_INT, p + 4, 0);
-            ring.set(ValueLayout.JAVA_LONG, p + 8, len);
-            ring.set(ValueLayout.JAVA_LONG, p + 16, fragOffset);
+            ring.set(ValueLayout.JAVA_INT, p + Records.FLAGS_OFFSET, flags | (last ? Records.LAST : 0));
+            ring.set(ValueLayout.JAVA_INT, p + Records.COUNT_OFFSET, 0);
+            ring.set(ValueLayout.JAVA_LONG, p + Records.SEND_TOTAL_OFFSET, len);
+            ring.set(ValueLayout.JAVA_LONG, p + Records.SEND_FRAG_START_OFFSET, fragOffset);
             wr.gather(fragOffset, ring, p + Records.SEND_FRAG_HEADER, n);
             out.commit(p);
             fragOffset += n;
@@ -306,9 +306,9 @@ final class ShmTransmitter {
                 return false;
             }
             gatherLastLineFirst(wr, p, Records.WRITE_INLINE_HEADER, len);
-            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
-            ring.set(ValueLayout.JAVA_INT, p + 4, 0);
-            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
+            ring.set(ValueLayout.JAVA_INT, p + Records.CONTEXT_OFFSET, wr.remoteContext());
+            ring.set(ValueLayout.JAVA_INT, p + Records.COUNT_OFFSET, 0);
+            ring.set(ValueLayout.JAVA_LONG, p + Records.ADDRESS_OFFSET, wr.remoteAddress());
             out.commit(p);
             return true;
         }
@@ -323,11 +323,11 @@ final class ShmTransmitter {
             if (p < 0) {
                 return false;
             }
-            ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
-            ring.set(ValueLayout.JAVA_INT, p + 4, 0);
-            ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
-            ring.set(ValueLayout.JAVA_LONG, p + 16, len);
-            ring.set(ValueLayout.JAVA_LONG, p + 24, fragOffset);
+            ring.set(ValueLayout.JAVA_INT, p + Records.CONTEXT_OFFSET, wr.remoteContext());
+            ring.set(ValueLayout.JAVA_INT, p + Records.COUNT_OFFSET, 0);
+            ring.set(ValueLayout.JAVA_LONG, p + Records.ADDRESS_OFFSET, wr.remoteAddress());
+            ring.set(ValueLayout.JAVA_LONG, p + Records.TOTAL_OFFSET, len);
+            ring.set(ValueLayout.JAVA_LONG, p + Records.WRITE_FRAG_START_OFFSET, fragOffset);
             wr.gather(fragOffset, ring, p + Records.WRITE_FRAG_HEADER, n);
             out.commit(p);
             fragOffset += n;
@@ -363,10 +363,10 @@ final class ShmTransmitter {
         if (p < 0) {
             return false;
         }
-        ring.set(ValueLayout.JAVA_INT, p, wr.remoteContext());
-        ring.set(ValueLayout.JAVA_INT, p + 4, 0);
-        ring.set(ValueLayout.JAVA_LONG, p + 8, wr.remoteAddress());
-        ring.set(ValueLayout.JAVA_LONG, p + 16, wr.remoteLength());
+        ring.set(ValueLayout.JAVA_INT, p + Records.CONTEXT_OFFSET, wr.remoteContext());
+        ring.set(ValueLayout.JAVA_INT, p + Records.COUNT_OFFSET, 0);
+        ring.set(ValueLayout.JAVA_LONG, p + Records.ADDRESS_OFFSET, wr.remoteAddress());
+        ring.set(ValueLayout.JAVA_LONG, p + Records.TOTAL_OFFSET, wr.remoteLength());
         if (wr.remoteLength() > 0) {
             if (stagedCount == stagedReads.length) {
                 growStaged();
@@ -391,9 +391,10 @@ final class ShmTransmitter {
     }
 
     /**
-     * Writes a record that lists {@code wr}'s local segments for the peer to copy: header words {@code word0},
-     * the count, {@code long8} and (for 24-byte headers) {@code long16}, then the entries ({@link #putShared} or
-     * {@link #putIov}).
+     * Writes a record that lists {@code wr}'s local segments for the peer to copy: the header's first word
+     * ({@code word0}: flags or context), the count, the long at offset 8 ({@code long8}: the Send's total or the
+     * target address) and, in 24-byte headers, the long at 16 ({@code long16}: the transfer's total), then the
+     * entries ({@link #putShared} or {@link #putIov}).
      */
     private boolean writeList(int type, int header, WorkRequest wr, int word0, long long8, long long16,
             boolean sharedList) throws RingCorruptException {
@@ -402,11 +403,12 @@ final class ShmTransmitter {
         if (p < 0) {
             return false;
         }
-        ring.set(ValueLayout.JAVA_INT, p, word0);
-        ring.set(ValueLayout.JAVA_INT, p + 4, n);
-        ring.set(ValueLayout.JAVA_LONG, p + 8, long8);
-        if (header > 16) {
-            ring.set(ValueLayout.JAVA_LONG, p + 16, long16);
+        // FLAGS_OFFSET == CONTEXT_OFFSET, SEND_TOTAL_OFFSET == ADDRESS_OFFSET: the list headers share one shape
+        ring.set(ValueLayout.JAVA_INT, p + Records.CONTEXT_OFFSET, word0);
+        ring.set(ValueLayout.JAVA_INT, p + Records.COUNT_OFFSET, n);
+        ring.set(ValueLayout.JAVA_LONG, p + Records.ADDRESS_OFFSET, long8);
+        if (header > Records.TOTAL_OFFSET) {
+            ring.set(ValueLayout.JAVA_LONG, p + Records.TOTAL_OFFSET, long16);
         }
         if (sharedList) {
             putShared(wr, p + header);
@@ -461,16 +463,17 @@ final class ShmTransmitter {
     private void putShared(IoVector v, long at) {
         for (int i = 0; i < v.count(); i++) {
             long e = at + (long) Records.SHARED_ENTRY * i;
-            ring.set(ValueLayout.JAVA_LONG, e, sharedIds[i]);
-            ring.set(ValueLayout.JAVA_LONG, e + 8, sharedOffsets[i]);
-            ring.set(ValueLayout.JAVA_LONG, e + 16, v.length(i));
+            ring.set(ValueLayout.JAVA_LONG, e + Records.SHARED_ID_OFFSET, sharedIds[i]);
+            ring.set(ValueLayout.JAVA_LONG, e + Records.SHARED_AT_OFFSET, sharedOffsets[i]);
+            ring.set(ValueLayout.JAVA_LONG, e + Records.SHARED_LENGTH_OFFSET, v.length(i));
         }
     }
 
     private void putIov(IoVector v, long at) {
         for (int i = 0; i < v.count(); i++) {
-            ring.set(ValueLayout.JAVA_LONG, at + 16L * i, v.segment(i).address() + v.offset(i));
-            ring.set(ValueLayout.JAVA_LONG, at + 16L * i + 8, v.length(i));
+            long e = at + (long) Records.IOV_ENTRY * i;
+            ring.set(ValueLayout.JAVA_LONG, e + Records.IOV_ADDRESS_OFFSET, v.segment(i).address() + v.offset(i));
+            ring.set(ValueLayout.JAVA_LONG, e + Records.IOV_LENGTH_OFFSET, v.length(i));
         }
     }
 

@@ -19,6 +19,7 @@ final class Ddp {
     static final int LENGTH_FIELD = 2;
     /** The CRC field that ends every FPDU (zero when CRC is off). */
     static final int CRC_FIELD = 4;
+
     /** DDP header of a tagged segment (control bytes included). */
     static final int TAGGED_HEADER = 14;
     /** DDP header of an untagged segment (control bytes included). */
@@ -29,6 +30,46 @@ final class Ddp {
     static final int TERMINATE_MAX = 4 + 2 + UNTAGGED_HEADER + READ_REQUEST_HEADER;
     /** The longest header a receiver must see before the payload: a Read Request. */
     static final int MAX_HEADER = LENGTH_FIELD + UNTAGGED_HEADER + READ_REQUEST_HEADER;
+
+    // Field offsets from the start of the FPDU (the table above), in Aeron's *_OFFSET style.
+    /** The 16-bit ULPDU_Length. */
+    static final int LENGTH_OFFSET = 0;
+    /** The DDP control byte (T, L, DV). */
+    static final int DDP_CONTROL_OFFSET = 2;
+    /** The RDMAP control byte (RV, opcode). */
+    static final int RDMAP_CONTROL_OFFSET = 3;
+    /** Tagged: the 32-bit data sink STag. */
+    static final int STAG_OFFSET = 4;
+    /** Tagged: the 64-bit tagged offset. */
+    static final int TO_OFFSET = 8;
+    /** Tagged: the first payload byte. */
+    static final int TAGGED_PAYLOAD_OFFSET = LENGTH_FIELD + TAGGED_HEADER;
+    /** Untagged: the 32-bit RsvdULP field (zero). */
+    static final int RSVD_ULP_OFFSET = 4;
+    /** Untagged: the 32-bit queue number. */
+    static final int QN_OFFSET = 8;
+    /** Untagged: the 32-bit message sequence number. */
+    static final int MSN_OFFSET = 12;
+    /** Untagged: the 32-bit message offset. */
+    static final int MO_OFFSET = 16;
+    /** Untagged: the first payload byte (a Read Request's header, a Terminate's control word). */
+    static final int UNTAGGED_PAYLOAD_OFFSET = LENGTH_FIELD + UNTAGGED_HEADER;
+    /** Read Request: the 32-bit data sink STag of the Read Responses. */
+    static final int RR_SINK_STAG_OFFSET = UNTAGGED_PAYLOAD_OFFSET;
+    /** Read Request: the 64-bit data sink tagged offset. */
+    static final int RR_SINK_TO_OFFSET = UNTAGGED_PAYLOAD_OFFSET + 4;
+    /** Read Request: the 32-bit RDMA Read message size. */
+    static final int RR_SIZE_OFFSET = UNTAGGED_PAYLOAD_OFFSET + 12;
+    /** Read Request: the 32-bit data source STag. */
+    static final int RR_SOURCE_STAG_OFFSET = UNTAGGED_PAYLOAD_OFFSET + 16;
+    /** Read Request: the 64-bit data source tagged offset. */
+    static final int RR_SOURCE_TO_OFFSET = UNTAGGED_PAYLOAD_OFFSET + 20;
+
+    /** The RDMAP version bits of the RDMAP control byte. */
+    static final int RDMAP_VERSION_SHIFT = 6;
+    /** The opcode bits of the RDMAP control byte. */
+    static final int RDMAP_OPCODE_MASK = 0x0F;
+
 
     static final int CTRL_TAGGED = 0x80;
     static final int CTRL_LAST = 0x40;
@@ -58,6 +99,16 @@ final class Ddp {
     private Ddp() {
     }
 
+    /** The RDMAP version in an RDMAP control byte. */
+    static int rdmapVersion(int rdmapControl) {
+        return (rdmapControl & 0xFF) >>> RDMAP_VERSION_SHIFT;
+    }
+
+    /** The opcode in an RDMAP control byte. */
+    static int opcode(int rdmapControl) {
+        return rdmapControl & RDMAP_OPCODE_MASK;
+    }
+
     /** Pad bytes after a ULPDU of {@code ulpduLength} so that the FPDU is a multiple of 4. */
     static int pad(int ulpduLength) {
         return (-(LENGTH_FIELD + ulpduLength)) & 3;
@@ -70,7 +121,7 @@ final class Ddp {
 
     /** The RDMAP control byte for {@code opcode}. */
     static byte rdmapControl(int opcode) {
-        return (byte) ((RDMAP_VERSION << 6) | opcode);
+        return (byte) ((RDMAP_VERSION << RDMAP_VERSION_SHIFT) | opcode);
     }
 
     /** The DDP control byte. */

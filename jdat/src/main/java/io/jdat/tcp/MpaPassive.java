@@ -147,7 +147,8 @@ final class MpaPassive implements IncomingRequest {
             transport.connections.add(conn);
             if (rtr != null && rtr.read) {
                 conn.rx.readRtrConsumed();
-                conn.tx.queueReadResponse(rtr.sinkStag, rtr.sinkTo, java.lang.foreign.MemorySegment.NULL, 0, 0);
+                conn.reads.addInbound(rtr.sinkStag, rtr.sinkTo, java.lang.foreign.MemorySegment.NULL, 0, 0);
+                conn.tx.readRequestQueued();
             }
             conn.start(sink);
             transport.trace(conn, "established (passive, crc " + crc + ", ird " + irdLimit + ", p2p " + p2p + ")");
@@ -166,35 +167,38 @@ final class MpaPassive implements IncomingRequest {
     }
 
     private Rtr readRtr(boolean crcOn, boolean write) throws IOException {
-        ByteBuffer len = ByteBuffer.allocate(2);
+        ByteBuffer len = ByteBuffer.allocate(Ddp.LENGTH_FIELD);
         readFully(len);
-        int ulpdu = len.getShort(0) & 0xFFFF;
+        int ulpdu = len.getShort(Ddp.LENGTH_OFFSET) & 0xFFFF;
         int expect = write ? Ddp.TAGGED_HEADER : Ddp.UNTAGGED_HEADER + Ddp.READ_REQUEST_HEADER;
         if (ulpdu != expect) {
             throw new IOException("RTR of " + ulpdu + " bytes, expected " + expect);
         }
         ByteBuffer rest = ByteBuffer.allocate(ulpdu + Ddp.pad(ulpdu) + Ddp.CRC_FIELD);
         readFully(rest);
-        int ctrl = rest.get(0) & 0xFF;
-        int rctl = rest.get(1) & 0xFF;
-        int opcode = rctl & 0x0F;
-        boolean versions = (ctrl & Ddp.CTRL_VERSION_MASK) == Ddp.DDP_VERSION && (rctl >>> 6) == Ddp.RDMAP_VERSION;
+        // `rest` starts after the ULPDU_Length: FPDU offsets less Ddp.LENGTH_FIELD
+        int ctrl = rest.get(Ddp.DDP_CONTROL_OFFSET - Ddp.LENGTH_FIELD) & 0xFF;
+        int rctl = rest.get(Ddp.RDMAP_CONTROL_OFFSET - Ddp.LENGTH_FIELD) & 0xFF;
+        int opcode = Ddp.opcode(rctl);
+        boolean versions = (ctrl & Ddp.CTRL_VERSION_MASK) == Ddp.DDP_VERSION && Ddp.rdmapVersion(rctl) == Ddp.RDMAP_VERSION;
         boolean ok = versions && (write ? (ctrl & Ddp.CTRL_TAGGED) != 0 && opcode == Ddp.OP_WRITE
-                : (ctrl & Ddp.CTRL_TAGGED) == 0 && opcode == Ddp.OP_READ_REQUEST && rest.getInt(6) == Ddp.QN_READ_REQUEST
-                        && rest.getInt(30) == 0);
+                : (ctrl & Ddp.CTRL_TAGGED) == 0 && opcode == Ddp.OP_READ_REQUEST
+                        && rest.getInt(Ddp.QN_OFFSET - Ddp.LENGTH_FIELD) == Ddp.QN_READ_REQUEST
+                        && rest.getInt(Ddp.RR_SIZE_OFFSET - Ddp.LENGTH_FIELD) == 0);
         if (!ok || (ctrl & Ddp.CTRL_LAST) == 0) {
             throw new IOException("first FPDU is not the RTR the Reply chose");
         }
         if (crcOn) {
             CRC32C c = new CRC32C();
-            c.update(len.array(), 0, 2);
+            c.update(len.array(), 0, Ddp.LENGTH_FIELD);
             c.update(rest.array(), 0, ulpdu + Ddp.pad(ulpdu));
             int wire = Integer.reverseBytes(rest.getInt(ulpdu + Ddp.pad(ulpdu)));
             if (wire != (int) c.getValue()) {
                 throw new IOException("RTR CRC mismatch");
             }
         }
-        return write ? null : new Rtr(true, rest.getInt(18), rest.getLong(22));
+        return write ? null : new Rtr(true, rest.getInt(Ddp.RR_SINK_STAG_OFFSET - Ddp.LENGTH_FIELD),
+                rest.getLong(Ddp.RR_SINK_TO_OFFSET - Ddp.LENGTH_FIELD));
     }
 
     private void readFully(ByteBuffer b) throws IOException {

@@ -1,7 +1,6 @@
 package io.jdat.tcp;
 
-import io.jdat.DatException;
-import io.jdat.DatReturnType;
+import io.jdat.transport.IaParameters;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Locale;
@@ -55,6 +54,8 @@ record TcpConfig(InetAddress bindHost, boolean crc, int mulpdu, boolean p2p, int
     /** The smallest MULPDU this side uses, whatever the MSS (a header and some payload). */
     static final int MIN_MULPDU = 64;
     static final int DEFAULT_CLOSE_TIMEOUT_MILLIS = 10_000;
+    private static final IaParameters PARAMETERS = new IaParameters("tcp",
+            "host, crc=on|off, mulpdu=N, p2p=on|off, rev=1|2, pd=N, peer_timeout=MS, close_timeout=MS");
 
     /** Parses IA parameters; a bad word is {@code DAT_INVALID_PARAMETER}. */
     static TcpConfig parse(String params) {
@@ -66,30 +67,26 @@ record TcpConfig(InetAddress bindHost, boolean crc, int mulpdu, boolean p2p, int
         int pd = 252;
         int peerTimeout = 0;
         int closeTimeout = DEFAULT_CLOSE_TIMEOUT_MILLIS;
-        String s = params == null ? "" : params.trim();
-        if (!s.isEmpty()) {
-            for (String w : s.split("\\s+")) {
-                int eq = w.indexOf('=');
-                try {
-                    if (eq < 0) {
-                        host = InetAddress.getByName(w);
-                        continue;
-                    }
-                    String k = w.substring(0, eq).toLowerCase(Locale.ROOT);
-                    String v = w.substring(eq + 1).toLowerCase(Locale.ROOT);
-                    switch (k) {
-                        case "crc" -> crc = onOff(v, w);
-                        case "p2p" -> p2p = onOff(v, w);
-                        case "mulpdu" -> mulpdu = range(v, 64, 65535, w);
-                        case "rev" -> rev = range(v, 1, 2, w);
-                        case "pd" -> pd = range(v, 64, Mpa.MAX_PRIVATE_DATA - Mpa.V2_BLOCK, w);
-                        case "peer_timeout" -> peerTimeout = v.equals("0") ? 0 : range(v, 100, 86_400_000, w);
-                        case "close_timeout" -> closeTimeout = range(v, 0, 86_400_000, w);
-                        default -> throw bad(w);
-                    }
-                } catch (UnknownHostException e) {
-                    throw new DatException(DatReturnType.INVALID_PARAMETER, "tcp IA parameter: unknown host " + w);
+        for (String w : IaParameters.words(params)) {
+            String k = IaParameters.key(w);
+            try {
+                if (k == null) {
+                    host = InetAddress.getByName(w);
+                    continue;
                 }
+                String v = IaParameters.value(w).toLowerCase(Locale.ROOT);
+                switch (k) {
+                    case "crc" -> crc = PARAMETERS.onOff(v, w);
+                    case "p2p" -> p2p = PARAMETERS.onOff(v, w);
+                    case "mulpdu" -> mulpdu = PARAMETERS.range(v, 64, 65535, w);
+                    case "rev" -> rev = PARAMETERS.range(v, 1, 2, w);
+                    case "pd" -> pd = PARAMETERS.range(v, 64, Mpa.MAX_PRIVATE_DATA - Mpa.V2_BLOCK, w);
+                    case "peer_timeout" -> peerTimeout = v.equals("0") ? 0 : PARAMETERS.range(v, 100, 86_400_000, w);
+                    case "close_timeout" -> closeTimeout = PARAMETERS.range(v, 0, 86_400_000, w);
+                    default -> throw PARAMETERS.notUnderstood(w);
+                }
+            } catch (UnknownHostException e) {
+                throw IaParameters.invalid("tcp IA parameter: unknown host " + w);
             }
         }
         if (host == null) {
@@ -118,31 +115,5 @@ record TcpConfig(InetAddress bindHost, boolean crc, int mulpdu, boolean p2p, int
     static int mulpduOfMss(int emss) {
         int m = emss - (6 + emss % 4);
         return Math.max(MIN_MULPDU, Math.min(m, LOOPBACK_MULPDU));
-    }
-
-    private static boolean onOff(String v, String w) {
-        return switch (v) {
-            case "on", "1", "true", "yes" -> true;
-            case "off", "0", "false", "no" -> false;
-            default -> throw bad(w);
-        };
-    }
-
-    private static int range(String v, int lo, int hi, String w) {
-        try {
-            int n = Integer.parseInt(v);
-            if (n >= lo && n <= hi) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // fall through
-        }
-        throw new DatException(DatReturnType.INVALID_PARAMETER,
-                "tcp IA parameter " + w + ": expected " + lo + ".." + hi);
-    }
-
-    private static DatException bad(String w) {
-        return new DatException(DatReturnType.INVALID_PARAMETER, "tcp IA parameter not understood: " + w
-                + " (host, crc=on|off, mulpdu=N, p2p=on|off, rev=1|2, pd=N, peer_timeout=MS, close_timeout=MS)");
     }
 }

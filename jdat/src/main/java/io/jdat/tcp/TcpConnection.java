@@ -3,6 +3,8 @@ package io.jdat.tcp;
 import io.jdat.spi.Channel;
 import io.jdat.spi.ChannelSink;
 import io.jdat.spi.WorkRequest;
+import io.jdat.transport.ConnectionEnding;
+import io.jdat.transport.ProgressThread;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -10,7 +12,6 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One established iWARP stream: the socket, its {@link TcpReceiver} and {@link TcpTransmitter}, and how it
@@ -34,12 +35,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with a zero-length RDMA Read ({@link TcpTransmitter#probe}); after the whole bound the connection breaks.
  * TCP keepalive cannot do this: a stopped process's kernel answers it.
  */
-final class TcpConnection implements Channel {
+final class TcpConnection implements Channel, ProgressThread.Polled {
 
     final TcpTransport transport;
     final SocketChannel ch;
     final TcpReceiver rx;
     final TcpTransmitter tx;
+    /** The RDMA Read queues both paths share (outbound Reads, inbound Read Requests to answer). */
+    final ReadQueues reads;
     final int irdLimit;
     final int ordLimit;
     final boolean crc;
@@ -51,15 +54,11 @@ final class TcpConnection implements Channel {
     volatile SelectionKey key;
     private volatile int interest = SelectionKey.OP_READ;
     /**
-     * How the stream ended, as the core will hear it: {@link #NOT_ENDED}, {@link #ENDED_DISCONNECTED} or
-     * {@link #ENDED_BROKEN}. It only rises: after a reset, Linux reports the error to one system call and end
-     * of stream to the next, so the receive path may see a clean end while the send path sees the reset; the
-     * core is told once, on the progress thread, whatever the value is by then.
+     * How the stream ended, as the core will hear it. It only rises: after a reset, Linux reports the error to
+     * one system call and end of stream to the next, so the receive path may see a clean end while the send
+     * path sees the reset; the core is told once, on the progress thread, whatever the value is by then.
      */
-    private final AtomicInteger ending = new AtomicInteger();
-    private static final int NOT_ENDED = 0;
-    private static final int ENDED_DISCONNECTED = 1;
-    private static final int ENDED_BROKEN = 2;
+    private final ConnectionEnding ending;
     volatile boolean closed;
     /** Closing gracefully: the progress thread reads and drops until the peer's FIN or this deadline. */
     volatile long lingerUntil;
@@ -91,11 +90,13 @@ final class TcpConnection implements Channel {
         this.remote = (InetSocketAddress) ch.getRemoteAddress();
         this.closeTimeoutNanos = transport.config.closeTimeoutMillis() * 1_000_000L;
         this.peerTimeoutNanos = transport.config.peerTimeoutMillis() * 1_000_000L;
+        this.ending = new ConnectionEnding(transport.progress::execute, () -> closed, true);
         this.lastSign = System.nanoTime();
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        this.tx = new TcpTransmitter(this, ch, crc, mulpdu, irdLimit, ordLimit, sendRtr, holdFirstFpdu);
-        this.rx = new TcpReceiver(this, ch, tx, crc);
+        this.reads = new ReadQueues(irdLimit, ordLimit);
+        this.tx = new TcpTransmitter(this, ch, crc, mulpdu, reads, sendRtr, holdFirstFpdu);
+        this.rx = new TcpReceiver(this, ch, tx, reads, crc);
     }
 
     /**
@@ -103,15 +104,12 @@ final class TcpConnection implements Channel {
      * The core may already have submitted requests (it reports ESTABLISHED before it returns the sink).
      */
     void start(ChannelSink s) {
-        boolean ended;
-        synchronized (this) {
-            sink = s;
-            ended = ending.get() != NOT_ENDED;
-        }
+        sink = s;
+        boolean ended = ending.attach(s);
         tx.start();
         transport.progress.add(this);
         if (ended) {
-            deliver(s); // the stream ended between the handshake and now
+            ending.deliver(s); // the stream ended between the handshake and now
         }
     }
 
@@ -187,7 +185,8 @@ final class TcpConnection implements Channel {
     // ------------------------------------------------------------------ progress
 
     /** One receive pass and, if the socket backed up, one send pass (any thread). */
-    boolean poll() {
+    @Override
+    public boolean poll() {
         boolean p = rx.poll();
         if ((interest & SelectionKey.OP_WRITE) != 0) {
             tx.kick();
@@ -296,32 +295,9 @@ final class TcpConnection implements Channel {
         if (closed) {
             return;
         }
-        int want = broken ? ENDED_BROKEN : ENDED_DISCONNECTED;
-        ChannelSink s;
-        synchronized (this) { // with start(): exactly one of the two schedules the notification
-            int was = ending.get();
-            if (was >= want) {
-                return;
-            }
-            ending.set(want);
-            s = was == NOT_ENDED ? sink : null; // already scheduled: the task reads the raised value
+        if (ending.end(broken)) { // with start(): exactly one of the two schedules the notification
+            transport.trace(this, broken ? "broken: " + reason : "disconnected: " + reason);
         }
-        transport.trace(this, broken ? "broken: " + reason : "disconnected: " + reason);
-        if (s != null) {
-            deliver(s); // with no sink yet, start() delivers it
-        }
-    }
-
-    private void deliver(ChannelSink s) {
-        transport.progress.execute(() -> {
-            if (!closed) {
-                if (ending.get() == ENDED_BROKEN) {
-                    s.broken();
-                } else {
-                    s.remoteDisconnected();
-                }
-            }
-        });
     }
 
     /** Graceful end: FIN now, and read until the peer's FIN (on the progress thread) before closing. */

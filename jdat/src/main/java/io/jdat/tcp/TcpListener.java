@@ -3,12 +3,11 @@ package io.jdat.tcp;
 import io.jdat.spi.AcceptBackoff;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
+import io.jdat.transport.AcceptLoop;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 
 /**
  * A listening TCP port for a service point ({@code dat_psp_create}, {@code dat_rsp_create}): each accepted
@@ -57,55 +56,14 @@ final class TcpListener implements Transport.Listener {
         return handler;
     }
 
-    /**
-     * Accepts until closed. A failed accept is retried with a back-off and reported when it persists
-     * ({@link AcceptBackoff}); the loop ends only when the listener is closed, or, logged and reported, when
-     * its socket was closed under it or an unexpected error escapes.
-     */
+    /** Accepts until closed ({@link AcceptLoop}): each stream goes to an {@link MpaPassive}. */
     private void acceptLoop() {
-        Throwable stop = null;
-        try {
-            while (open) {
-                SocketChannel s;
-                try {
-                    s = server.accept();
-                } catch (ClosedChannelException e) {
-                    stop = e;
-                    break;
-                } catch (IOException e) {
-                    if (!open) {
-                        break;
-                    }
-                    backoff.failed(e);
-                    continue;
-                }
-                backoff.accepted();
-                try {
-                    MpaPassive p = new MpaPassive(transport, this, s);
-                    transport.incoming.add(p);
-                    Thread.ofVirtual().name("jdat-tcp-passive-" + port).start(p::readRequest);
-                } catch (RuntimeException | OutOfMemoryError e) {
-                    // No thread for this one (e.g. out of memory): drop it, keep listening.
-                    closeQuietly(s);
-                    backoff.failed(e);
-                }
-            }
-        } catch (RuntimeException | Error e) {
-            stop = e;
-            throw e;
-        } finally {
-            if (open && !transport.closed()) {
-                backoff.stopped(stop != null ? stop : new IllegalStateException("accept loop ended"));
-            }
-        }
-    }
-
-    private static void closeQuietly(SocketChannel s) {
-        try {
-            s.close();
-        } catch (IOException e) {
-            // nothing to do
-        }
+        AcceptLoop.run(server, backoff, this::isOpen, s -> {
+            MpaPassive p = new MpaPassive(transport, this, s);
+            transport.incoming.add(p);
+            Thread.ofVirtual().name("jdat-tcp-passive-" + port).start(p::readRequest);
+        }, e -> {
+        });
     }
 
     @Override

@@ -1,15 +1,12 @@
 package io.jdat.tcp;
 
-import io.jdat.spi.ConnectionSet;
+import io.jdat.transport.BackoffIdle;
+import io.jdat.transport.ProgressThread;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The progress engine of one {@code tcp} IA: one daemon thread with a {@link Selector} over the IA's
@@ -22,9 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #poll} within the last {@value #POLLER_GRACE_MICROS} µs), that consumer reads the sockets itself
  * and this thread stays out of the way, parking in 2 ms slices instead of selecting, so that two threads
  * never fight for one socket or one core. A consumer that stops polling to park in a wait hands over at
- * once ({@link #pollerIdle}).
+ * once ({@link #pollerIdle}). The loop and the hand-over are {@link ProgressThread}'s, with these constants.
  */
-final class TcpProgress implements Runnable {
+final class TcpProgress extends ProgressThread<TcpConnection> {
     static final long POLLER_GRACE_MICROS = 200;
     private static final long POLLER_GRACE_NANOS = POLLER_GRACE_MICROS * 1000;
     /**
@@ -43,60 +40,24 @@ final class TcpProgress implements Runnable {
      */
     static final long SPIN_NANOS = Long.getLong("jdat.tcp.progressSpinNanos", 0L);
 
-    private final Selector selector;
-    private final Thread thread;
-    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final ByteBuffer lingerBuffer = ByteBuffer.allocateDirect(16 * 1024);
     /** The selection callback, created once: a method reference per select would allocate. */
     private final java.util.function.Consumer<SelectionKey> readyAction = this::ready;
-    /** The IA's connections, read without a lock by pollers. */
-    private final ConnectionSet<TcpConnection> connections = new ConnectionSet<>(new TcpConnection[0]);
-    /** When a consumer last polled (0: no poller). Written by pollers, read by this thread. */
-    private volatile long lastPoll;
-    private volatile boolean running = true;
+    private long lastHousekeeping = System.nanoTime();
 
     TcpProgress(String name) {
-        try {
-            selector = Selector.open();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        thread = Thread.ofPlatform().daemon().name("jdat-tcp-" + name).unstarted(this);
-        thread.start();
+        super("jdat-tcp-" + name, POLLER_GRACE_NANOS, POLLER_PARK_NANOS, new BackoffIdle(SPIN_NANOS, 0),
+                new TcpConnection[0]);
+        start();
     }
 
     /** Consumer-driven progress: one receive (and send) pass over every connection, on the calling thread. */
     boolean poll() {
         long now = System.nanoTime();
-        if (now - lastPoll > POLLER_GRACE_NANOS / 4) {
-            lastPoll = now | 1; // refreshed a few times per grace period, not on every poll
+        if (now - lastPoll() > POLLER_GRACE_NANOS / 4) {
+            polledAt(now); // refreshed a few times per grace period, not on every poll
         }
-        TcpConnection[] cs = connections.snapshot();
-        boolean any = false;
-        for (TcpConnection c : cs) {
-            any |= c.poll();
-        }
-        return any;
-    }
-
-    /** The polling consumer stops: this thread takes over now. */
-    void pollerIdle() {
-        if (lastPoll != 0) {
-            lastPoll = 0;
-            LockSupport.unpark(thread);
-        }
-    }
-
-    /** Runs {@code task} on this thread soon (core notifications, registrations). */
-    void execute(Runnable task) {
-        tasks.add(task);
-        wake();
-    }
-
-    /** Wakes the thread, wherever it waits. */
-    void wake() {
-        LockSupport.unpark(thread);
-        selector.wakeup();
+        return pollConnections();
     }
 
     /** Starts watching {@code c}. */
@@ -111,71 +72,34 @@ final class TcpProgress implements Runnable {
         });
     }
 
-    /** Stops watching {@code c}. */
-    void remove(TcpConnection c) {
-        connections.remove(c);
-    }
-
     /** Stops the thread (the IA closed). */
     void shutdown() {
-        running = false;
-        wake();
-        try {
-            selector.close();
-        } catch (IOException e) {
-            // nothing to do
+        stop();
+        closeSelector();
+    }
+
+    @Override
+    protected void periodic(long now) {
+        if (now - lastHousekeeping > SELECT_MILLIS * 1_000_000L) {
+            lastHousekeeping = now; // also while a consumer polls: deadlines do not wait for it
+            housekeeping();
         }
     }
 
     @Override
-    public void run() {
-        long lastHousekeeping = System.nanoTime();
-        long lastActive = 0;
-        while (running) {
-            try {
-                runTasks();
-                long t = System.nanoTime();
-                if (t - lastHousekeeping > SELECT_MILLIS * 1_000_000L) {
-                    lastHousekeeping = t; // also while a consumer polls: deadlines do not wait for it
-                    housekeeping();
-                }
-                long lp = lastPoll;
-                if (lp != 0 && t - lp < POLLER_GRACE_NANOS) {
-                    LockSupport.parkNanos(this, POLLER_PARK_NANOS);
-                    continue;
-                }
-                // Spin briefly on a non-blocking select after traffic: waking a thread blocked in epoll costs
-                // tens of microseconds here, more than a round trip.
-                int n = selector.selectNow(readyAction);
-                long now = System.nanoTime();
-                if (n > 0) {
-                    lastActive = now;
-                } else if (now - lastActive > SPIN_NANOS) {
-                    selector.select(readyAction, SELECT_MILLIS);
-                    now = System.nanoTime();
-                    lastActive = now;
-                } else {
-                    Thread.onSpinWait();
-                }
-            } catch (IOException | RuntimeException e) {
-                if (!running) {
-                    return;
-                }
-                // A selector failure must not kill the IA's progress: keep going.
-                LockSupport.parkNanos(1_000_000L);
-            }
-        }
+    protected void whilePolled() {
+        // the poller reads the sockets; housekeeping runs in periodic()
     }
 
-    private void runTasks() {
-        Runnable r;
-        while ((r = tasks.poll()) != null) {
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                // a core notification failed: the EP is gone; nothing else to do
-            }
-        }
+    /** A non-blocking select: spinning on it after traffic avoids waking from epoll (tens of µs here). */
+    @Override
+    protected boolean pass() throws IOException {
+        return selector.selectNow(readyAction) > 0;
+    }
+
+    @Override
+    protected void block() throws IOException {
+        selector.select(readyAction, SELECT_MILLIS);
     }
 
     private void ready(SelectionKey k) {

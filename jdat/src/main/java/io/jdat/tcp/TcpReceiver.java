@@ -8,6 +8,7 @@ import io.jdat.spi.WorkRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ScatteringByteChannel;
@@ -61,6 +62,7 @@ final class TcpReceiver {
     private final TcpConnection conn;
     private final ScatteringByteChannel ch;
     private final TcpTransmitter tx;
+    private final ReadQueues reads;
     private final ByteBuffer in;
     private final MemorySegment inSeg;
     private final CRC32C crc;
@@ -70,6 +72,8 @@ final class TcpReceiver {
     private final MemorySegment scratch = Arena.ofAuto().allocate(Ddp.TERMINATE_MAX + 64, 8); // freed with the receiver
 
     // Parse state of the current FPDU.
+    private static final ValueLayout.OfInt CONTROL_WORD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
     private int phase = HEADER;
     private int opcode;
     private boolean last;
@@ -95,10 +99,11 @@ final class TcpReceiver {
     private int outcome = OK;
     private String reason;
 
-    TcpReceiver(TcpConnection conn, ScatteringByteChannel ch, TcpTransmitter tx, boolean crcOn) {
+    TcpReceiver(TcpConnection conn, ScatteringByteChannel ch, TcpTransmitter tx, ReadQueues reads, boolean crcOn) {
         this.conn = conn;
         this.ch = ch;
         this.tx = tx;
+        this.reads = reads;
         this.in = ByteBuffer.allocateDirect(STAGING).order(ByteOrder.BIG_ENDIAN);
         this.in.flip(); // read mode, empty
         this.inSeg = MemorySegment.ofBuffer(in.duplicate().clear());
@@ -237,24 +242,25 @@ final class TcpReceiver {
 
     /** @return -1 when more bytes are needed, else 0 (moved to the next phase or died) */
     private int header() throws IOException {
-        if (!fill(Ddp.LENGTH_FIELD + 2)) {
+        if (!fill(Ddp.RDMAP_CONTROL_OFFSET + 1)) {
             return -1;
         }
         int p = in.position();
-        int ulpdu = in.getShort(p) & 0xFFFF;
-        int ctrl = in.get(p + 2) & 0xFF;
-        int rctl = in.get(p + 3) & 0xFF;
+        int ulpdu = in.getShort(p + Ddp.LENGTH_OFFSET) & 0xFFFF;
+        int ctrl = in.get(p + Ddp.DDP_CONTROL_OFFSET) & 0xFF;
+        int rctl = in.get(p + Ddp.RDMAP_CONTROL_OFFSET) & 0xFF;
         boolean tagged = (ctrl & Ddp.CTRL_TAGGED) != 0;
         if ((ctrl & Ddp.CTRL_VERSION_MASK) != Ddp.DDP_VERSION) {
             return terminate(Terminate.LAYER_DDP, tagged ? Terminate.DDP_TAGGED : Terminate.DDP_UNTAGGED,
-                    tagged ? Terminate.DDP_T_BAD_VERSION : Terminate.DDP_U_BAD_VERSION, "DDP version " + (ctrl & 3));
+                    tagged ? Terminate.DDP_T_BAD_VERSION : Terminate.DDP_U_BAD_VERSION,
+                    "DDP version " + (ctrl & Ddp.CTRL_VERSION_MASK));
         }
-        if ((rctl >>> 6) != Ddp.RDMAP_VERSION) {
+        if (Ddp.rdmapVersion(rctl) != Ddp.RDMAP_VERSION) {
             return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION, Terminate.RDMAP_BAD_VERSION,
-                    "RDMAP version " + (rctl >>> 6));
+                    "RDMAP version " + Ddp.rdmapVersion(rctl));
         }
         last = (ctrl & Ddp.CTRL_LAST) != 0;
-        opcode = rctl & 0x0F;
+        opcode = Ddp.opcode(rctl);
         int hdr = (tagged ? Ddp.TAGGED_HEADER : Ddp.UNTAGGED_HEADER)
                 + (!tagged && opcode == Ddp.OP_READ_REQUEST ? Ddp.READ_REQUEST_HEADER : 0);
         if (ulpdu < hdr) {
@@ -286,25 +292,20 @@ final class TcpReceiver {
     }
 
     private int tagged(int p) {
-        int stag = in.getInt(p + 4);
-        long to = in.getLong(p + 8);
+        int stag = in.getInt(p + Ddp.STAG_OFFSET);
+        long to = in.getLong(p + Ddp.TO_OFFSET);
         switch (opcode) {
             case Ddp.OP_WRITE -> {
-                int st = conn.sink.resolveRemote(stag, to, payload, MemPriv.REMOTE_WRITE, region);
-                if (st == RemoteRegion.CLOSED) {
-                    return dead("the endpoint no longer takes RDMA");
-                }
-                if (st != RemoteRegion.OK) {
-                    boolean bounds = admitsStart(stag, to, MemPriv.REMOTE_WRITE);
-                    return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED,
-                            bounds ? Terminate.DDP_T_BASE_BOUNDS : Terminate.DDP_T_INVALID_STAG,
-                            String.format("RDMA Write to STag 0x%08x, TO 0x%x, %d bytes refused", stag, to, payload));
+                int r = resolve(stag, to, payload, MemPriv.REMOTE_WRITE, Terminate.LAYER_DDP, Terminate.DDP_TAGGED,
+                        Terminate.DDP_T_BASE_BOUNDS, Terminate.DDP_T_INVALID_STAG, "RDMA Write to");
+                if (r != 0) {
+                    return r;
                 }
                 place.contiguous(region.segment(), region.offset());
                 return 0;
             }
             case Ddp.OP_READ_RESPONSE -> {
-                WorkRequest wr = tx.readSink(stag);
+                WorkRequest wr = reads.outboundSink(stag);
                 if (wr == null) {
                     return terminate(Terminate.LAYER_DDP, Terminate.DDP_TAGGED, Terminate.DDP_T_INVALID_STAG,
                             String.format("Read Response to STag 0x%08x, which names no outstanding Read", stag));
@@ -324,89 +325,19 @@ final class TcpReceiver {
         }
     }
 
+    /** An untagged FPDU: checks its queue number and opcode, then hands it to the handler of its kind. */
     private int untagged(int p) {
-        int qn = in.getInt(p + 8);
-        int msn = in.getInt(p + 12);
-        int mo = in.getInt(p + 16);
+        int qn = in.getInt(p + Ddp.QN_OFFSET);
+        int msn = in.getInt(p + Ddp.MSN_OFFSET);
+        int mo = in.getInt(p + Ddp.MO_OFFSET);
         if (qn == Ddp.QN_SEND && Ddp.isSend(opcode)) {
-            if (opcode == Ddp.OP_SEND_INVALIDATE || opcode == Ddp.OP_SEND_SE_INVALIDATE) {
-                return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION,
-                        Terminate.RDMAP_UNEXPECTED_OPCODE, Ddp.opcodeName(opcode) + " (not in DAT 1.2)");
-            }
-            if (msn != expectedSendMsn) {
-                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
-                        "Send MSN " + Integer.toUnsignedString(msn) + ", expected " + Integer.toUnsignedString(expectedSendMsn));
-            }
-            if (recvBuf == null) {
-                if (mo != 0) {
-                    return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_MO,
-                            "first segment of a Send at MO " + Integer.toUnsignedString(mo));
-                }
-                ChannelSink sink = conn.sink;
-                RecvBuffer b = sink.takeRecv();
-                if (b == null) {
-                    return stall(sink);
-                }
-                if (stallSince != 0) {
-                    stalled = false;
-                    stallSince = 0;
-                    // stall() turned read readiness off; the buffer may have come without recvPosted seeing the
-                    // stall (posted while stall() ran), so nothing else turns it back on
-                    conn.readInterest(true);
-                }
-                recvBuf = b;
-                msgPlaced = 0;
-            } else if (Integer.toUnsignedLong(mo) != msgPlaced) {
-                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_MO,
-                        "Send segment at MO " + Integer.toUnsignedString(mo) + ", expected " + msgPlaced);
-            }
-            if (msgPlaced + payload > recvBuf.totalLength()) {
-                RecvBuffer b = recvBuf;
-                recvBuf = null;
-                conn.sink.completeRecv(b, msgPlaced + payload, false); // DAT_DTO_ERR_LOCAL_LENGTH
-                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_TOO_LONG,
-                        "Send of at least " + (msgPlaced + payload) + " bytes into a " + b.totalLength() + "-byte buffer");
-            }
-            place.vector(recvBuf, msgPlaced);
-            return 0;
+            return send(msn, mo);
         }
         if (qn == Ddp.QN_READ_REQUEST && opcode == Ddp.OP_READ_REQUEST) {
-            if (msn != expectedReadMsn) {
-                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
-                        "Read Request MSN " + Integer.toUnsignedString(msn) + ", expected " + Integer.toUnsignedString(expectedReadMsn));
-            }
-            if (!last || mo != 0 || payload != 0) {
-                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_MO,
-                        "Read Request not one whole segment");
-            }
-            rrSinkStag = in.getInt(p + 20);
-            rrSinkTo = in.getLong(p + 24);
-            rrSize = Integer.toUnsignedLong(in.getInt(p + 32));
-            int srcStag = in.getInt(p + 36);
-            long srcTo = in.getLong(p + 40);
-            if (!tx.readResponseRoom()) {
-                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
-                        "more incoming RDMA Reads than the negotiated IRD " + conn.irdLimit);
-            }
-            int st = conn.sink.resolveRemote(srcStag, srcTo, rrSize, MemPriv.REMOTE_READ, region);
-            if (st == RemoteRegion.CLOSED) {
-                return dead("the endpoint no longer takes RDMA");
-            }
-            if (st != RemoteRegion.OK) {
-                boolean bounds = admitsStart(srcStag, srcTo, MemPriv.REMOTE_READ);
-                return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
-                        bounds ? Terminate.RDMAP_BASE_BOUNDS : Terminate.RDMAP_INVALID_STAG,
-                        String.format("RDMA Read of STag 0x%08x, TO 0x%x, %d bytes refused", srcStag, srcTo, rrSize));
-            }
-            place.contiguous(scratch, 0); // no payload
-            return 0;
+            return readRequest(p, msn, mo);
         }
         if (qn == Ddp.QN_TERMINATE && opcode == Ddp.OP_TERMINATE) {
-            if (payload < 4 || payload > scratch.byteSize()) {
-                return terminate(Terminate.LAYER_LLP, 0, Terminate.LLP_BAD_FRAME, "Terminate of " + payload + " bytes");
-            }
-            place.contiguous(scratch, 0);
-            return 0;
+            return terminateReceived();
         }
         if (qn != Ddp.QN_SEND && qn != Ddp.QN_READ_REQUEST && qn != Ddp.QN_TERMINATE) {
             return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_QN,
@@ -414,6 +345,112 @@ final class TcpReceiver {
         }
         return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION, Terminate.RDMAP_UNEXPECTED_OPCODE,
                 Ddp.opcodeName(opcode) + " on queue " + qn);
+    }
+
+    /** A segment of a Send (siw_proc_send): in MSN order, continuing its message, into the posted buffer. */
+    private int send(int msn, int mo) {
+        if (opcode == Ddp.OP_SEND_INVALIDATE || opcode == Ddp.OP_SEND_SE_INVALIDATE) {
+            return terminate(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_OPERATION,
+                    Terminate.RDMAP_UNEXPECTED_OPCODE, Ddp.opcodeName(opcode) + " (not in DAT 1.2)");
+        }
+        if (msn != expectedSendMsn) {
+            return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
+                    "Send MSN " + Integer.toUnsignedString(msn) + ", expected " + Integer.toUnsignedString(expectedSendMsn));
+        }
+        if (recvBuf == null) {
+            if (mo != 0) {
+                return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_MO,
+                        "first segment of a Send at MO " + Integer.toUnsignedString(mo));
+            }
+            ChannelSink sink = conn.sink;
+            RecvBuffer b = sink.takeRecv();
+            if (b == null) {
+                return stall(sink);
+            }
+            if (stallSince != 0) {
+                stalled = false;
+                stallSince = 0;
+                // stall() turned read readiness off; the buffer may have come without recvPosted seeing the
+                // stall (posted while stall() ran), so nothing else turns it back on
+                conn.readInterest(true);
+            }
+            recvBuf = b;
+            msgPlaced = 0;
+        } else if (Integer.toUnsignedLong(mo) != msgPlaced) {
+            return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_MO,
+                    "Send segment at MO " + Integer.toUnsignedString(mo) + ", expected " + msgPlaced);
+        }
+        if (msgPlaced + payload > recvBuf.totalLength()) {
+            RecvBuffer b = recvBuf;
+            recvBuf = null;
+            conn.sink.completeRecv(b, msgPlaced + payload, false); // DAT_DTO_ERR_LOCAL_LENGTH
+            return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_TOO_LONG,
+                    "Send of at least " + (msgPlaced + payload) + " bytes into a " + b.totalLength() + "-byte buffer");
+        }
+        place.vector(recvBuf, msgPlaced);
+        return 0;
+    }
+
+    /**
+     * An RDMA Read Request (siw_proc_rreq): one whole segment in MSN order, within the IRD, naming a source
+     * the core admits for remote read. Its Read Responses are queued when the FPDU's trailer checked out.
+     */
+    private int readRequest(int p, int msn, int mo) {
+        if (msn != expectedReadMsn) {
+            return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
+                    "Read Request MSN " + Integer.toUnsignedString(msn) + ", expected " + Integer.toUnsignedString(expectedReadMsn));
+        }
+        if (!last || mo != 0 || payload != 0) {
+            return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_INVALID_MO,
+                    "Read Request not one whole segment");
+        }
+        rrSinkStag = in.getInt(p + Ddp.RR_SINK_STAG_OFFSET);
+        rrSinkTo = in.getLong(p + Ddp.RR_SINK_TO_OFFSET);
+        rrSize = Integer.toUnsignedLong(in.getInt(p + Ddp.RR_SIZE_OFFSET));
+        int srcStag = in.getInt(p + Ddp.RR_SOURCE_STAG_OFFSET);
+        long srcTo = in.getLong(p + Ddp.RR_SOURCE_TO_OFFSET);
+        if (!reads.inboundRoom()) {
+            return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
+                    "more incoming RDMA Reads than the negotiated IRD " + conn.irdLimit);
+        }
+        int r = resolve(srcStag, srcTo, rrSize, MemPriv.REMOTE_READ, Terminate.LAYER_RDMAP,
+                Terminate.RDMAP_REMOTE_PROTECTION, Terminate.RDMAP_BASE_BOUNDS, Terminate.RDMAP_INVALID_STAG,
+                "RDMA Read of");
+        if (r != 0) {
+            return r;
+        }
+        place.contiguous(scratch, 0); // no payload
+        return 0;
+    }
+
+    /** A Terminate from the peer (siw_proc_terminate): its payload goes to the scratch area, read at the end. */
+    private int terminateReceived() {
+        if (payload < Terminate.MIN_LENGTH || payload > scratch.byteSize()) {
+            return terminate(Terminate.LAYER_LLP, 0, Terminate.LLP_BAD_FRAME, "Terminate of " + payload + " bytes");
+        }
+        place.contiguous(scratch, 0);
+        return 0;
+    }
+
+    /**
+     * Resolves the target of an RDMA Write or the source of an RDMA Read into {@link #region}, as the core
+     * admits it for {@code privilege}. A refusal ends the connection with the Terminate of {@code layer} and
+     * {@code type}: {@code boundsCode} when only the length runs past the region, else {@code stagCode}.
+     *
+     * @param what the operation, for the message ("RDMA Write to")
+     * @return 0 when admitted, else {@link #terminate}'s or {@link #dead}'s value
+     */
+    private int resolve(int stag, long to, long length, int privilege, int layer, int type, int boundsCode,
+            int stagCode, String what) {
+        int st = conn.sink.resolveRemote(stag, to, length, privilege, region);
+        if (st == RemoteRegion.CLOSED) {
+            return dead("the endpoint no longer takes RDMA");
+        }
+        if (st != RemoteRegion.OK) {
+            return terminate(layer, type, admitsStart(stag, to, privilege) ? boundsCode : stagCode,
+                    String.format("%s STag 0x%08x, TO 0x%x, %d bytes refused", what, stag, to, length));
+        }
+        return 0;
     }
 
     /**
@@ -526,15 +563,18 @@ final class TcpReceiver {
             }
             case Ddp.OP_READ_RESPONSE -> {
                 if (last) {
-                    tx.readResponseArrived();
+                    long order = reads.oldestOutboundOrder();
+                    WorkRequest wr = reads.removeOutbound();
+                    tx.readCompleted(order, wr.remoteLength()); // bytes read, not the sink's size
                 }
             }
             case Ddp.OP_READ_REQUEST -> {
                 expectedReadMsn++;
-                tx.queueReadResponse(rrSinkStag, rrSinkTo, region.segment(), region.offset(), rrSize);
+                reads.addInbound(rrSinkStag, rrSinkTo, region.segment(), region.offset(), rrSize);
+                tx.readRequestQueued();
             }
             case Ddp.OP_TERMINATE -> {
-                int word = scratch.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
+                int word = scratch.get(CONTROL_WORD, Terminate.CONTROL_OFFSET);
                 tx.peerTerminated(word);
                 end(BROKEN, "peer sent Terminate: " + Terminate.describe(word));
             }

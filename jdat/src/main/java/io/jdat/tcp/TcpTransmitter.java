@@ -9,7 +9,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.GatheringByteChannel;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 
@@ -31,8 +30,10 @@ import java.util.zip.CRC32C;
  * initiator's first one arrived (RFC 5044 §7.1.2): requests queue until {@link #peerFpduArrived}, RMR binds
  * at the head of the queue excepted (they send nothing).
  *
- * <p>Thread confinement: everything here runs under {@link #lock}. The receive path calls in (Read
- * Responses to send, Reads completed, Terminates) with its own lock held, never the other way round.
+ * <p>Thread confinement: everything here runs under {@link #lock}. The RDMA Read queues are in
+ * {@link ReadQueues}, shared with the receive path; the receive path calls in only to have something sent or
+ * reported (Read Responses it queued, a Read completed, Terminates) with its own lock held, never the other
+ * way round.
  */
 final class TcpTransmitter {
     /** Payloads up to this many bytes are copied into the header slot. */
@@ -51,7 +52,6 @@ final class TcpTransmitter {
     private final GatheringByteChannel ch;
     private final CRC32C crc;
     private final int mulpdu;
-    private final int ordLimit;
     private final ByteBuffer[] slots = new ByteBuffer[BATCH];
     private final MemorySegment[] slotSegs = new MemorySegment[BATCH];
     private final ByteBuffer[] trailers = new ByteBuffer[BATCH];
@@ -85,19 +85,9 @@ final class TcpTransmitter {
     private long oHead;
     private long oTail;
 
-    // Outstanding RDMA Reads (at most ordLimit): tail written here, head advanced by the receive path.
-    private final WorkRequest[] readWr = new WorkRequest[128];
-    private final int[] readStag = new int[128];
-    private final long[] readOrder = new long[128];
-    private volatile long readHead;
-    private volatile long readTail;
-    private final int stagSeed = ThreadLocalRandom.current().nextInt() & 0xFFFFFF00;
-    private int readSeq;
-
-    // Read Responses to send (at most irdLimit).
-    private final ReadResponse[] resp;
-    private volatile long rsHead;
-    private volatile long rsTail;
+    /** Outstanding RDMA Reads (added here) and incoming ones to answer (added by the receive path). */
+    private final ReadQueues reads;
+    /** Bytes of the oldest inbound Read already in Read Responses. */
     private long respOffset;
 
     private int sendMsn;
@@ -124,22 +114,13 @@ final class TcpTransmitter {
     /** A thread found the lock held and left work for its holder. */
     private volatile boolean work;
 
-    /** One incoming RDMA Read to answer. */
-    private static final class ReadResponse {
-        int sinkStag;
-        long sinkTo;
-        MemorySegment segment;
-        long offset;
-        long size;
-    }
-
-    TcpTransmitter(TcpConnection conn, GatheringByteChannel ch, boolean crcOn, int mulpdu, int irdLimit, int ordLimit,
+    TcpTransmitter(TcpConnection conn, GatheringByteChannel ch, boolean crcOn, int mulpdu, ReadQueues reads,
             boolean rtr, boolean holdFirstFpdu) {
         this.conn = conn;
         this.ch = ch;
         this.crc = crcOn ? new CRC32C() : null;
         this.mulpdu = mulpdu;
-        this.ordLimit = Math.min(Math.max(ordLimit, 1), readWr.length);
+        this.reads = reads;
         this.rtrPending = rtr;
         this.holding = holdFirstFpdu;
         ByteBuffer area = ByteBuffer.allocateDirect(BATCH * SLOT + 8);
@@ -151,7 +132,6 @@ final class TcpTransmitter {
         for (int i = 0; i < BATCH; i++) {
             trailers[i] = tails.slice(i * 8, 8).order(ByteOrder.BIG_ENDIAN);
         }
-        resp = new ReadResponse[Math.max(irdLimit, 1)];
         probeRead.set(WorkRequest.Op.RDMA_READ, 0, 0, 0, 0);
     }
 
@@ -210,6 +190,15 @@ final class TcpTransmitter {
      * reports what requests submitted meanwhile finished.
      */
     void start() {
+        flushIfOpen();
+    }
+
+    /** The receive path queued an incoming RDMA Read ({@link ReadQueues#addInbound}): sends its Read Responses. */
+    void readRequestQueued() {
+        flushIfOpen();
+    }
+
+    private void flushIfOpen() {
         lock.lock();
         try {
             if (!closed) {
@@ -247,62 +236,22 @@ final class TcpTransmitter {
         }
     }
 
-    /** True when another incoming RDMA Read fits the negotiated IRD (receive path). */
-    boolean readResponseRoom() {
-        return rsTail - rsHead < resp.length;
-    }
-
-    /** Queues the answer to an incoming RDMA Read the core admitted (receive path). */
-    void queueReadResponse(int sinkStag, long sinkTo, MemorySegment segment, long offset, long size) {
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            int i = (int) (rsTail % resp.length);
-            ReadResponse r = resp[i];
-            if (r == null) {
-                r = resp[i] = new ReadResponse();
-            }
-            r.sinkStag = sinkStag;
-            r.sinkTo = sinkTo;
-            r.segment = segment;
-            r.offset = offset;
-            r.size = size;
-            rsTail++;
-            flushLocked();
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /**
-     * The Read whose Read Responses carry {@code stag}: the oldest outstanding one, or {@code null} (receive
-     * path; Read Responses arrive in request order).
+     * The receive path removed the oldest outstanding Read ({@link ReadQueues#removeOutbound}): its last Read
+     * Response arrived. Reports it (unless it was a probe, {@code order} -1) and sends a Read that waited for
+     * the ORD slot.
+     *
+     * @param order  its completion-order index, -1 for a probe
+     * @param length the bytes read (what the Read asked for, not the sink's size)
      */
-    WorkRequest readSink(int stag) {
-        long h = readHead;
-        if (h == readTail) {
-            return null;
-        }
-        int i = (int) (h & (readWr.length - 1));
-        return readStag[i] == stag ? readWr[i] : null;
-    }
-
-    /** The last Read Response of the oldest Read arrived (receive path). */
-    void readResponseArrived() {
+    void readCompleted(long order, long length) {
         lock.lock();
         try {
-            long h = readHead;
-            int i = (int) (h & (readWr.length - 1));
-            WorkRequest wr = readWr[i];
-            readWr[i] = null;
-            readHead = h + 1;
             if (closed) {
                 return;
             }
-            if (wr != probeRead) {
-                markDone(readOrder[i], DtoCompletionStatus.SUCCESS, wr.remoteLength()); // bytes read, not the sink's size
+            if (order >= 0) {
+                markDone(order, DtoCompletionStatus.SUCCESS, length);
             }
             flushLocked(); // reports it, and sends a Read that waited for an ORD slot
         } finally {
@@ -326,7 +275,7 @@ final class TcpTransmitter {
             failed = true;
             boolean readRefused = Terminate.layer(word) == Terminate.LAYER_RDMAP
                     && Terminate.errorType(word) == Terminate.RDMAP_REMOTE_PROTECTION;
-            long culprit = readRefused && readHead != readTail ? readOrder[(int) (readHead & (readWr.length - 1))] : -1;
+            long culprit = readRefused ? reads.oldestOutboundOrder() : -1;
             failUnreported(culprit, Terminate.status(word));
             reportCompletions();
         } finally {
@@ -386,7 +335,7 @@ final class TcpTransmitter {
     void probe() {
         lock.lock();
         try {
-            if (!closed && !failed && !finishing && !terminateQueued && readHead == readTail && !probePending) {
+            if (!closed && !failed && !finishing && !terminateQueued && reads.outboundEmpty() && !probePending) {
                 probePending = true;
                 flushLocked();
             }
@@ -416,13 +365,8 @@ final class TcpTransmitter {
             }
             closed = true;
             java.util.Arrays.fill(queue, null);
-            java.util.Arrays.fill(readWr, null);
             java.util.Arrays.fill(oStatus, null);
-            for (ReadResponse r : resp) {
-                if (r != null) {
-                    r.segment = null;
-                }
-            }
+            reads.clear();
             java.util.Arrays.fill(iov, null);
             iovFirst = iovCount = 0;
             views.clear();
@@ -463,7 +407,7 @@ final class TcpTransmitter {
                 }
                 if (!buildBatch()) {
                     conn.writeInterest(false);
-                    if (finishing && rsHead == rsTail && !terminateQueued) {
+                    if (finishing && reads.inboundPending() == 0 && !terminateQueued) {
                         finSent = true;
                         conn.ch.shutdownOutput(); // everything is in the socket: the FIN follows it
                     }
@@ -510,8 +454,7 @@ final class TcpTransmitter {
             markDone(fpduCompletes[k], DtoCompletionStatus.SUCCESS, fpduLength[k]);
         }
         if (fpduKind[k] == FPDU_RESPONSE_END) {
-            resp[(int) (rsHead % resp.length)].segment = null;
-            rsHead = rsHead + 1;
+            reads.inboundSent();
         } else if (fpduKind[k] == FPDU_TERMINATE) {
             conn.terminateWritten();
         }
@@ -531,9 +474,9 @@ final class TcpTransmitter {
             if (terminatePending) {
                 terminatePending = false;
                 ByteBuffer b = slot();
-                untaggedHeader(b, Ddp.OP_TERMINATE, true, Ddp.QN_TERMINATE, 1, 0, 4);
-                b.putInt(Ddp.LENGTH_FIELD + Ddp.UNTAGGED_HEADER, terminateWord);
-                finishSmall(b, Ddp.UNTAGGED_HEADER + 4, -1, 0, FPDU_TERMINATE);
+                untaggedHeader(b, Ddp.OP_TERMINATE, true, Ddp.QN_TERMINATE, 1, 0, Terminate.SENT_LENGTH);
+                b.putInt(Ddp.UNTAGGED_PAYLOAD_OFFSET + Terminate.CONTROL_OFFSET, terminateWord);
+                finishSmall(b, Ddp.UNTAGGED_HEADER + Terminate.SENT_LENGTH, -1, 0, FPDU_TERMINATE);
                 return true; // nothing follows a Terminate
             }
             if (terminateQueued) {
@@ -545,12 +488,12 @@ final class TcpTransmitter {
             }
             if (probePending) {
                 probePending = false;
-                if (readHead == readTail && !failed) {
+                if (reads.outboundEmpty() && !failed) {
                     addReadRequest(probeRead, -1);
                 }
                 continue;
             }
-            if (rsHead + (fpduCount > 0 ? pendingResponsesInBatch() : 0) < rsTail) {
+            if ((fpduCount > 0 ? pendingResponsesInBatch() : 0) < reads.inboundPending()) {
                 if (!responseFits()) {
                     break; // the CRC staging area is full: this batch goes first
                 }
@@ -572,7 +515,7 @@ final class TcpTransmitter {
                 case SEND -> addData(wr, oi, qi, false);
                 case RDMA_WRITE -> addData(wr, oi, qi, true);
                 case RDMA_READ -> {
-                    if (readTail - readHead >= ordLimit) {
+                    if (reads.outboundFull()) {
                         return fpduCount > 0; // waits for an ORD slot; what is batched goes
                     }
                     addReadRequest(wr, oi);
@@ -642,28 +585,20 @@ final class TcpTransmitter {
     }
 
     private void addReadRequest(WorkRequest wr, long oi) {
-        int stag = stagSeed | (readSeq++ & 0xFF);
-        long t = readTail;
-        int i = (int) (t & (readWr.length - 1));
-        readWr[i] = wr;
-        readStag[i] = stag;
-        readOrder[i] = oi;
-        readTail = t + 1; // volatile: the receive path may match Read Responses from now on
+        int stag = reads.addOutbound(wr, oi); // the receive path may match Read Responses from now on
         ByteBuffer b = slot();
         readMsn++;
         untaggedHeader(b, Ddp.OP_READ_REQUEST, true, Ddp.QN_READ_REQUEST, readMsn, 0, Ddp.READ_REQUEST_HEADER);
-        int p = Ddp.LENGTH_FIELD + Ddp.UNTAGGED_HEADER;
-        b.putInt(p, stag);
-        b.putLong(p + 4, 0L); // sink TO: offsets into the sink's I/O vector
-        b.putInt(p + 12, (int) wr.remoteLength());
-        b.putInt(p + 16, wr.remoteContext());
-        b.putLong(p + 20, wr.remoteAddress());
+        b.putInt(Ddp.RR_SINK_STAG_OFFSET, stag);
+        b.putLong(Ddp.RR_SINK_TO_OFFSET, 0L); // sink TO: offsets into the sink's I/O vector
+        b.putInt(Ddp.RR_SIZE_OFFSET, (int) wr.remoteLength());
+        b.putInt(Ddp.RR_SOURCE_STAG_OFFSET, wr.remoteContext());
+        b.putLong(Ddp.RR_SOURCE_TO_OFFSET, wr.remoteAddress());
         finishSmall(b, Ddp.UNTAGGED_HEADER + Ddp.READ_REQUEST_HEADER, -1, 0, FPDU_DATA);
     }
 
     private void addResponse() {
-        long idx = rsHead + pendingResponsesInBatch();
-        ReadResponse r = resp[(int) (idx % resp.length)];
+        ReadQueues.InboundRead r = reads.inbound(pendingResponsesInBatch());
         long chunk = Math.min(r.size - respOffset, mulpdu - Ddp.TAGGED_HEADER);
         boolean last = respOffset + chunk == r.size;
         ByteBuffer b = slot();
@@ -671,12 +606,12 @@ final class TcpTransmitter {
         int kind = last ? FPDU_RESPONSE_END : FPDU_DATA;
         if (chunk <= SMALL) {
             if (chunk > 0) {
-                MemorySegment.copy(r.segment, r.offset + respOffset, slotSegs[fpduCount],
-                        Ddp.LENGTH_FIELD + Ddp.TAGGED_HEADER, chunk);
+                MemorySegment.copy(r.segment, r.offset + respOffset, slotSegs[fpduCount], Ddp.TAGGED_PAYLOAD_OFFSET,
+                        chunk);
             }
             finishSmall(b, Ddp.TAGGED_HEADER + (int) chunk, -1, 0, kind);
         } else {
-            ByteBuffer hdrBuf = b.limit(Ddp.LENGTH_FIELD + Ddp.TAGGED_HEADER).position(0);
+            ByteBuffer hdrBuf = b.limit(Ddp.TAGGED_PAYLOAD_OFFSET).position(0);
             int ulpdu = Ddp.TAGGED_HEADER + (int) chunk;
             ByteBuffer v;
             if (crc != null) {
@@ -701,7 +636,7 @@ final class TcpTransmitter {
         if (crc == null) {
             return true;
         }
-        ReadResponse r = resp[(int) ((rsHead + pendingResponsesInBatch()) % resp.length)];
+        ReadQueues.InboundRead r = reads.inbound(pendingResponsesInBatch());
         long chunk = Math.min(r.size - respOffset, mulpdu - Ddp.TAGGED_HEADER);
         return chunk <= SMALL || stageUsed + chunk <= stageCapacity();
     }
@@ -727,21 +662,22 @@ final class TcpTransmitter {
     }
 
     private static void taggedHeader(ByteBuffer b, int opcode, boolean last, int stag, long to, int payload) {
-        b.putShort(0, (short) (Ddp.TAGGED_HEADER + payload));
-        b.put(2, Ddp.ddpControl(true, last));
-        b.put(3, Ddp.rdmapControl(opcode));
-        b.putInt(4, stag);
-        b.putLong(8, to);
+        b.putShort(Ddp.LENGTH_OFFSET, (short) (Ddp.TAGGED_HEADER + payload));
+        b.put(Ddp.DDP_CONTROL_OFFSET, Ddp.ddpControl(true, last));
+        b.put(Ddp.RDMAP_CONTROL_OFFSET, Ddp.rdmapControl(opcode));
+        b.putInt(Ddp.STAG_OFFSET, stag);
+        b.putLong(Ddp.TO_OFFSET, to);
     }
 
     private static void untaggedHeader(ByteBuffer b, int opcode, boolean last, int qn, int msn, int mo, int payload) {
-        b.putShort(0, (short) (Ddp.UNTAGGED_HEADER + payload)); // a Read Request's 28 bytes count as payload here
-        b.put(2, Ddp.ddpControl(false, last));
-        b.put(3, Ddp.rdmapControl(opcode));
-        b.putInt(4, 0);
-        b.putInt(8, qn);
-        b.putInt(12, msn);
-        b.putInt(16, mo);
+        // a Read Request's 28 bytes count as payload here
+        b.putShort(Ddp.LENGTH_OFFSET, (short) (Ddp.UNTAGGED_HEADER + payload));
+        b.put(Ddp.DDP_CONTROL_OFFSET, Ddp.ddpControl(false, last));
+        b.put(Ddp.RDMAP_CONTROL_OFFSET, Ddp.rdmapControl(opcode));
+        b.putInt(Ddp.RSVD_ULP_OFFSET, 0);
+        b.putInt(Ddp.QN_OFFSET, qn);
+        b.putInt(Ddp.MSN_OFFSET, msn);
+        b.putInt(Ddp.MO_OFFSET, mo);
     }
 
     /** Pads, CRCs and queues a one-buffer FPDU whose ULPDU ({@code ulpdu} bytes) is in {@code b}. */

@@ -1,7 +1,6 @@
 package io.jdat.tcp;
 
-import io.jdat.spi.Transport;
-import io.jdat.spi.TransportProvider;
+import io.jdat.transport.NamedTransportProvider;
 
 /**
  * The {@code tcp} transport: DAT between hosts over standard iWARP (MPA / DDP / RDMAP on TCP), so a Java
@@ -9,21 +8,12 @@ import io.jdat.spi.TransportProvider;
  * An IA address is an {@link java.net.InetSocketAddress} (its port is ignored); a connection qualifier is
  * a TCP port. IA parameters: see {@link TcpConfig}.
  */
-public final class TcpTransportProvider implements TransportProvider {
+public final class TcpTransportProvider extends NamedTransportProvider {
     /** The library name in dat.conf. */
     public static final String NAME = "tcp";
 
     /** For {@link java.util.ServiceLoader}. */
     public TcpTransportProvider() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public Transport open(String iaName, String iaParams) {
-        return new TcpTransport(iaName, TcpConfig.parse(iaParams));
+        super(NAME, (iaName, iaParams) -> new TcpTransport(iaName, TcpConfig.parse(iaParams)));
     }
 }

@@ -48,6 +48,23 @@ final class Terminate {
     static final int LLP_CRC = 0x02;
     static final int LLP_BAD_FRAME = 0x04;
 
+    // The Terminate message: offsets from the start of its untagged payload (Ddp.UNTAGGED_PAYLOAD_OFFSET).
+    /** The 32-bit control word. */
+    static final int CONTROL_OFFSET = 0;
+    /** With {@link #FLAG_M}: the 16-bit DDP segment length of the offending segment. */
+    static final int SEGMENT_LENGTH_OFFSET = 4;
+    /** The Terminate this side sends: the control word only. */
+    static final int SENT_LENGTH = 4;
+    /** The shortest Terminate a receiver takes: the control word. */
+    static final int MIN_LENGTH = 4;
+
+    // The control word's fields.
+    private static final int LAYER_SHIFT = 28;
+    private static final int ERROR_TYPE_SHIFT = 24;
+    private static final int CODE_SHIFT = 16;
+    private static final int NIBBLE = 0xF;
+    private static final int BYTE = 0xFF;
+
     /** Control-word bit: the 2-byte DDP segment length of the offending segment follows. */
     static final int FLAG_M = 1 << 15;
     /** Control-word bit: a copy of the offending DDP header follows. */
@@ -58,19 +75,19 @@ final class Terminate {
 
     /** The 32-bit control word. */
     static int controlWord(int layer, int errorType, int code) {
-        return (layer & 0xF) << 28 | (errorType & 0xF) << 24 | (code & 0xFF) << 16;
+        return (layer & NIBBLE) << LAYER_SHIFT | (errorType & NIBBLE) << ERROR_TYPE_SHIFT | (code & BYTE) << CODE_SHIFT;
     }
 
     static int layer(int word) {
-        return word >>> 28;
+        return word >>> LAYER_SHIFT;
     }
 
     static int errorType(int word) {
-        return (word >>> 24) & 0xF;
+        return (word >>> ERROR_TYPE_SHIFT) & NIBBLE;
     }
 
     static int code(int word) {
-        return (word >>> 16) & 0xFF;
+        return (word >>> CODE_SHIFT) & BYTE;
     }
 
     /**

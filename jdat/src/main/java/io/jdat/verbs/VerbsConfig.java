@@ -1,7 +1,6 @@
 package io.jdat.verbs;
 
-import io.jdat.DatException;
-import io.jdat.DatReturnType;
+import io.jdat.transport.IaParameters;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -26,15 +25,13 @@ import java.util.Enumeration;
 record VerbsConfig(InetAddress address, String netdev, int port) {
     /** Parses IA parameters; a bad word is {@code DAT_INVALID_PARAMETER}. */
     static VerbsConfig parse(String params) {
-        String s = params == null ? "" : params.trim();
-        if (s.isEmpty()) {
-            throw new DatException(DatReturnType.INVALID_PARAMETER,
-                    "verbs IA parameters: expected \"<netdev|IPv4 address> [port]\", e.g. \"ib0 0\"");
+        String[] w = IaParameters.words(params);
+        if (w.length == 0) {
+            throw IaParameters.invalid("verbs IA parameters: expected \"<netdev|IPv4 address> [port]\", e.g. \"ib0 0\"");
         }
-        String[] w = s.split("\\s+");
         if (w.length > 2) {
-            throw new DatException(DatReturnType.INVALID_PARAMETER, "verbs IA parameters: too many words in \""
-                    + s + "\" (expected \"<netdev|IPv4 address> [port]\")");
+            throw IaParameters.invalid("verbs IA parameters: too many words in \"" + params.trim()
+                    + "\" (expected \"<netdev|IPv4 address> [port]\")");
         }
         int port = 0;
         if (w.length == 2) {
@@ -44,7 +41,7 @@ record VerbsConfig(InetAddress address, String netdev, int port) {
                 port = -1;
             }
             if (port < 0 || port > 255) {
-                throw new DatException(DatReturnType.INVALID_PARAMETER, "verbs IA parameter: port " + w[1]
+                throw IaParameters.invalid("verbs IA parameter: port " + w[1]
                         + " is not 0..255");
             }
         }
@@ -53,7 +50,7 @@ record VerbsConfig(InetAddress address, String netdev, int port) {
             try {
                 return new VerbsConfig(InetAddress.getByName(name), null, port);
             } catch (UnknownHostException e) {
-                throw new DatException(DatReturnType.INVALID_PARAMETER, "verbs IA parameter: bad address " + name);
+                throw IaParameters.invalid("verbs IA parameter: bad address " + name);
             }
         }
         return new VerbsConfig(netdevAddress(name), name, port);
@@ -67,7 +64,7 @@ record VerbsConfig(InetAddress address, String netdev, int port) {
         try {
             NetworkInterface ni = NetworkInterface.getByName(name);
             if (ni == null) {
-                throw new DatException(DatReturnType.INVALID_PARAMETER, "verbs IA parameter: no network interface "
+                throw IaParameters.invalid("verbs IA parameter: no network interface "
                         + name);
             }
             for (Enumeration<InetAddress> e = ni.getInetAddresses(); e.hasMoreElements();) {
@@ -76,10 +73,10 @@ record VerbsConfig(InetAddress address, String netdev, int port) {
                     return a;
                 }
             }
-            throw new DatException(DatReturnType.INVALID_PARAMETER, "verbs IA parameter: interface " + name
+            throw IaParameters.invalid("verbs IA parameter: interface " + name
                     + " has no IPv4 address");
         } catch (SocketException e) {
-            throw new DatException(DatReturnType.INVALID_PARAMETER, "verbs IA parameter: " + name + ": " + e);
+            throw IaParameters.invalid("verbs IA parameter: " + name + ": " + e);
         }
     }
 }

@@ -4,7 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import io.jdat.spi.Transport;
-import io.jdat.spi.TransportProvider;
+import io.jdat.transport.NamedTransportProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -20,22 +20,17 @@ import java.lang.foreign.MemorySegment;
  * registers; {@link #unavailableReason()} says why, and {@code dat_ia_open} fails with
  * {@code DAT_INSUFFICIENT_RESOURCES}/{@code DAT_RESOURCE_DEVICE}.
  */
-public final class VerbsTransportProvider implements TransportProvider {
+public final class VerbsTransportProvider extends NamedTransportProvider {
     /** The library name in dat.conf. */
     public static final String NAME = "verbs";
 
     /** For {@link java.util.ServiceLoader}. */
     public VerbsTransportProvider() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
+        super(NAME, VerbsTransportProvider::openIa);
     }
 
     /** {@code dat_ia_open} of a {@code verbs} IA. */
-    @Override
-    public Transport open(String iaName, String iaParams) {
+    private static Transport openIa(String iaName, String iaParams) {
         VerbsConfig config = VerbsConfig.parse(iaParams);
         Verbs v;
         try {
