@@ -121,11 +121,16 @@ final class ConnectionLayout {
         return (n + 4095) & -4096L;
     }
 
-    /** Formats a new file (active side, before the peer sees it). */
+    /**
+     * Formats a new file (active side, before the peer sees it). A new file reads as zeros (it is created
+     * empty and extended), so only the header page and the rings' header fields are written: the rings' data
+     * areas and the staging areas stay unbacked until used (zeroing them made every idle connection 2.3 MB
+     * resident, issue 18).
+     */
     static void format(MemorySegment file, int ringCapacity, int stagingSize) {
         file.asSlice(0, RINGS).fill((byte) 0);
-        ShmRing.format(file.asSlice(ringOffset(ringCapacity, true)), ringCapacity);
-        ShmRing.format(file.asSlice(ringOffset(ringCapacity, false)), ringCapacity);
+        ShmRing.formatZeroed(file.asSlice(ringOffset(ringCapacity, true)), ringCapacity);
+        ShmRing.formatZeroed(file.asSlice(ringOffset(ringCapacity, false)), ringCapacity);
         file.set(ValueLayout.JAVA_INT, VERSION_OFFSET, VERSION);
         file.set(ValueLayout.JAVA_INT, RING_CAPACITY_OFFSET, ringCapacity);
         file.set(ValueLayout.JAVA_INT, STAGING_SIZE_OFFSET, stagingSize);

@@ -19,7 +19,6 @@ import java.nio.file.Path;
  */
 final class ShmListener implements Transport.Listener {
     private static final System.Logger LOG = System.getLogger("io.jdat.shm");
-
     private final ShmTransport transport;
     private final long qual;
     final IncomingHandler handler;

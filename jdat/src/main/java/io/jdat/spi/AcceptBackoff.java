@@ -2,6 +2,7 @@ package io.jdat.spi;
 
 import java.lang.System.Logger.Level;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * How a listener's accept loop lives through failures ({@code dat_psp_create}, {@code dat_rsp_create}
@@ -67,13 +68,13 @@ public final class AcceptBackoff {
         long now = System.nanoTime();
         if (failures++ == 0) {
             failingSince = now;
-            log.log(Level.WARNING, () -> listener + ": accept failed (" + cause
+            log(Level.WARNING, () -> listener + ": accept failed (" + cause
                     + "); retrying with a back-off from " + FIRST_DELAY_MILLIS + " ms to " + MAX_DELAY_MILLIS + " ms");
         }
         if (!reported && now - failingSince >= PERSISTENT_MILLIS * 1_000_000L) {
             reported = true;
             int n = failures;
-            log.log(Level.ERROR, () -> listener + ": accept has failed " + n + " times over "
+            log(Level.ERROR, () -> listener + ": accept has failed " + n + " times over "
                     + (now - failingSince) / 1_000_000 + " ms (" + cause + "); still retrying; the consumer gets"
                     + " DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR");
             tell(cause, false);
@@ -89,7 +90,7 @@ public final class AcceptBackoff {
         }
         int n = failures;
         long ms = (System.nanoTime() - failingSince) / 1_000_000;
-        log.log(Level.INFO, () -> listener + ": accepting again after " + n + " failed accepts over " + ms + " ms");
+        log(Level.INFO, () -> listener + ": accepting again after " + n + " failed accepts over " + ms + " ms");
         failures = 0;
         delayMillis = 0;
         reported = false;
@@ -101,7 +102,7 @@ public final class AcceptBackoff {
      * @param cause why the accept loop ends
      */
     public void stopped(Throwable cause) {
-        log.log(Level.ERROR, () -> listener + ": stopped listening (" + cause + "); later requests are not answered;"
+        log(Level.ERROR, () -> listener + ": stopped listening (" + cause + "); later requests are not answered;"
                 + " the consumer gets DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR", cause);
         tell(cause, true);
     }
@@ -123,7 +124,29 @@ public final class AcceptBackoff {
             handler.acceptFailing(cause, stopped);
         } catch (RuntimeException | LinkageError e) {
             // E.g. a class the report needs cannot be loaded while the fds are exhausted: the log must do.
-            log.log(Level.ERROR, () -> listener + ": could not report the accept failure to the consumer", e);
+            log(Level.ERROR, () -> listener + ": could not report the accept failure to the consumer", e);
+        }
+    }
+
+    private void log(Level level, Supplier<String> message) {
+        log(level, message, null);
+    }
+
+    /**
+     * Logs, and drops the record when logging itself fails: with every descriptor in use a logging backend's
+     * first record can fail to load its classes or files (java.util.logging's formatter threw
+     * {@code java.lang.Error}, then {@code NoClassDefFoundError}, for the time-zone rules it could not open,
+     * issue 18), and that must not end the accept loop it reports on.
+     */
+    private void log(Level level, Supplier<String> message, Throwable thrown) {
+        try {
+            if (thrown == null) {
+                log.log(level, message);
+            } else {
+                log.log(level, message, thrown);
+            }
+        } catch (RuntimeException | Error e) {
+            // nothing to log it with; the consumer is still told (tell) and the loop goes on
         }
     }
 

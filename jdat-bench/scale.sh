@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# How cost grows with connections (issue 18 item 2): io.jdat.bench.scale.ScaleBench for 1, 16, 256 and 1024
+# connections on one IA pair of mem, shm and tcp, in one process; prints a table and writes a CSV.
+#
+#   jdat-bench/scale.sh [--no-build] [--providers mem,shm,tcp] [--conns 1,16,256,1024] [--idle-seconds 3]
+#                       [--rate-seconds 2] [--csv FILE]
+#
+# Both ends of every connection live in this process: 1024 tcp connections hold 2048 sockets (plus the JVM's
+# own descriptors), 1024 shm connections 2048 sockets and their ring files. The soft limit of open files is raised
+# to the hard limit (at most 65536) when it is lower than 8192; a limit still too low shows as a failed row with
+# the DAT error. See docs/performance.md, "Scale".
+set -u
+ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+BUILD=1
+if [ "${1:-}" = "--no-build" ]; then BUILD=0; shift; fi
+case "${1:-}" in -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
+. "$ROOT/bin/jdk25.sh"
+cd "$ROOT"
+if [ "$BUILD" = 1 ]; then
+    ./mvnw -B -ntp -q -Dmaven.test.skip=true -pl jdat-bench -am package || exit 1
+fi
+soft=$(ulimit -Sn)
+hard=$(ulimit -Hn)
+if [ "$soft" != unlimited ] && [ "$soft" -lt 8192 ]; then
+    want=65536
+    if [ "$hard" != unlimited ] && [ "$hard" -lt "$want" ]; then want=$hard; fi
+    ulimit -Sn "$want" && echo "scale: open-file soft limit raised from $soft to $want (hard $hard)"
+fi
+CSV=()
+case " $* " in *" --csv "*) ;; *) CSV=(--csv "/tmp/jdat-scale-$(date +%Y%m%d-%H%M%S).csv") ;; esac
+exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -Xmx1g \
+    -cp jdat-bench/target/benchmarks.jar io.jdat.bench.scale.ScaleBench "$@" "${CSV[@]}"

@@ -1,0 +1,453 @@
+package io.jdat.bench.scale;
+
+import io.jdat.CloseFlags;
+import io.jdat.CompletionFlags;
+import io.jdat.DatEvent;
+import io.jdat.DatException;
+import io.jdat.DtoCompletionStatus;
+import io.jdat.Endpoint;
+import io.jdat.EpAttr;
+import io.jdat.EventDispatcher;
+import io.jdat.EventNumber;
+import io.jdat.EvdFlags;
+import io.jdat.IaAttr;
+import io.jdat.InterfaceAdapter;
+import io.jdat.Lmr;
+import io.jdat.LmrTriplet;
+import io.jdat.MemPriv;
+import io.jdat.MemType;
+import io.jdat.ProtectionZone;
+import io.jdat.PspFlags;
+import io.jdat.PublicServicePoint;
+import io.jdat.Qos;
+import io.jdat.RegionDescription;
+import io.jdat.mem.MemAddress;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.net.SocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * How cost grows with connections (issue 18 item 2): for each provider and each count N, one process opens two
+ * IAs of that provider (a serving one and a connecting one), connects N EP pairs through one PSP and measures
+ * <ol>
+ *   <li><b>setup</b>: connections per second, from the first {@code dat_ep_create} (the IAs, EVDs and PSP
+ *       exist already) to the last
+ *       {@code DAT_CONNECTION_EVENT_ESTABLISHED} on both sides (at most {@link #CONNECT_WINDOW} connects
+ *       outstanding; the serving side accepts each request as it is dequeued);</li>
+ *   <li><b>memory</b> per connection (both of its ends, as both IAs are in this process): heap used after a GC
+ *       ({@code MemoryMXBean}) and resident set ({@code VmRSS} of {@code /proc/self/status}), each as the
+ *       difference from before the IAs were opened, divided by N;</li>
+ *   <li><b>idle CPU</b> with every connection idle: process CPU time over {@code --idle-seconds} of sleep, in %
+ *       of one core (the IAs' progress threads, heartbeats and timers; JVM background work included);</li>
+ *   <li><b>poll</b>: the cost of one {@code dat_evd_dequeue} on the connecting IA's empty receive EVD (it also
+ *       drives that IA's progress: consumer-driven progress passes over the IA's connections);</li>
+ *   <li><b>rate</b>: aggregate 64 B send/recv round trips per second with every connection active (each
+ *       connection has one message in flight; one thread echoes on the serving side and re-sends on the
+ *       connecting side, round-robin as completions arrive) and the fairness across connections: the
+ *       minimum, median and maximum round trips per connection divided by the mean.</li>
+ * </ol>
+ * Also printed: the live threads and open file descriptors with the N connections up. The goals (issue 18):
+ * idle CPU under 1% of a core, poll cost flat in N, the rate at 1024 at least 0.9x the rate at 16.
+ *
+ * <pre>
+ * jdat-bench/scale.sh [--providers mem,shm,tcp] [--conns 1,16,256,1024] [--idle-seconds 3] [--rate-seconds 2]
+ *                     [--csv FILE]
+ * </pre>
+ */
+public final class ScaleBench {
+    /** Connects outstanding at once during set-up. */
+    static final int CONNECT_WINDOW = 64;
+    /** Bytes per message. */
+    static final int SIZE = 64;
+    /** Each connection's slots in each side's buffer: send at 0, receive at {@code SIZE}. */
+    static final int SLOT = 2 * SIZE;
+    private static final int CONNECT_TIMEOUT_MICROS = 60_000_000;
+    private static final long SETUP_LIMIT_NANOS = 180_000_000_000L;
+
+    /** One row of the table. */
+    record Row(String provider, int n, double setupPerSec, long heapPerConn, long rssPerConn, double idleCpuPct,
+               double pollNanos, double roundTripsPerSec, double fairMin, double fairMedian, double fairMax,
+               int threads, long fds, String note) {
+    }
+
+    private ScaleBench() {
+    }
+
+    /**
+     * Runs the table.
+     *
+     * @param args see the class comment
+     * @throws IOException if the CSV cannot be written
+     */
+    public static void main(String[] args) throws IOException {
+        List<String> providers = List.of("mem", "shm", "tcp");
+        int[] conns = {1, 16, 256, 1024};
+        double idleSeconds = 3;
+        double rateSeconds = 2;
+        Path csv = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--providers" -> providers = List.of(args[++i].split(","));
+                case "--conns" -> conns = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--idle-seconds" -> idleSeconds = Double.parseDouble(args[++i]);
+                case "--rate-seconds" -> rateSeconds = Double.parseDouble(args[++i]);
+                case "--csv" -> csv = Path.of(args[++i]);
+                default -> {
+                    System.err.println("unknown argument " + args[i]
+                            + " (--providers mem,shm,tcp --conns 1,16,256,1024 --idle-seconds S --rate-seconds S"
+                            + " --csv FILE)");
+                    System.exit(2);
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "scale: %d cpus, fd limit %s, java %s%n",
+                Runtime.getRuntime().availableProcessors(), fdLimit(), System.getProperty("java.version"));
+        List<Row> rows = new ArrayList<>();
+        for (String p : providers) { // warm-up: class loading and JIT, not reported
+            try {
+                run(p, 16, 0.1, 0.3);
+            } catch (DatException | IllegalStateException e) {
+                System.out.println("scale: warm-up of " + p + " failed: " + e);
+            }
+        }
+        printHeader(System.out);
+        for (String p : providers) {
+            for (int n : conns) {
+                Row r;
+                try {
+                    r = run(p, n, idleSeconds, rateSeconds);
+                } catch (DatException | IllegalStateException e) {
+                    r = new Row(p, n, Double.NaN, -1, -1, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                            Double.NaN, Double.NaN, -1, -1, "FAILED: " + e);
+                }
+                rows.add(r);
+                print(System.out, r);
+            }
+        }
+        if (csv != null) {
+            List<String> lines = new ArrayList<>();
+            lines.add("provider,connections,setup_per_s,heap_bytes_per_conn,rss_bytes_per_conn,idle_cpu_pct,"
+                    + "poll_ns,round_trips_per_s,fair_min,fair_median,fair_max,threads,fds,note");
+            for (Row r : rows) {
+                lines.add(String.format(Locale.ROOT, "%s,%d,%.1f,%d,%d,%.3f,%.1f,%.1f,%.3f,%.3f,%.3f,%d,%d,%s",
+                        r.provider, r.n, r.setupPerSec, r.heapPerConn, r.rssPerConn, r.idleCpuPct, r.pollNanos,
+                        r.roundTripsPerSec, r.fairMin, r.fairMedian, r.fairMax, r.threads, r.fds,
+                        r.note.replace(',', ';')));
+            }
+            Files.write(csv, lines);
+            System.out.println("scale: CSV in " + csv);
+        }
+    }
+
+    private static void printHeader(PrintStream out) {
+        out.printf(Locale.ROOT, "%-4s %5s %9s %9s %9s %7s %9s %10s %17s %7s %6s %s%n", "prov", "conns", "setup/s",
+                "heap B/c", "rss B/c", "idle%", "poll ns", "rt/s", "fair min/med/max", "threads", "fds", "note");
+    }
+
+    private static void print(PrintStream out, Row r) {
+        out.printf(Locale.ROOT, "%-4s %5d %9.0f %9d %9d %7.2f %9.1f %10.0f %5.2f/%5.2f/%5.2f %7d %6d %s%n",
+                r.provider, r.n, r.setupPerSec, r.heapPerConn, r.rssPerConn, r.idleCpuPct, r.pollNanos,
+                r.roundTripsPerSec, r.fairMin, r.fairMedian, r.fairMax, r.threads, r.fds, r.note);
+    }
+
+    /** One side: an IA with its PZ, shared EVDs, one buffer of N slots and its EPs. */
+    private static final class Side implements AutoCloseable {
+        final InterfaceAdapter ia;
+        final ProtectionZone pz;
+        final EventDispatcher recvEvd;
+        final EventDispatcher reqEvd;
+        final EventDispatcher connEvd;
+        final MemorySegment buf;
+        final Lmr lmr;
+        final Endpoint[] eps;
+        final LmrTriplet[][] send;
+        final LmrTriplet[][] recv;
+        final EpAttr attr;
+
+        Side(String iaName, Arena arena, int n) {
+            ia = InterfaceAdapter.open(iaName, 16, null);
+            pz = ProtectionZone.create(ia);
+            // Sizes: at most one receive completion per connection outstanding, sends are suppressed (errors
+            // only), one ESTABLISHED (and, at close, one DISCONNECTED) per connection.
+            recvEvd = EventDispatcher.create(ia, 2 * n + 16, null, EvdFlags.DTO);
+            reqEvd = EventDispatcher.create(ia, 2 * n + 16, null, EvdFlags.DTO);
+            connEvd = EventDispatcher.create(ia, 2 * n + 16, null, EvdFlags.CONNECTION);
+            buf = arena.allocate((long) n * SLOT, 4096);
+            lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(buf), buf.byteSize(), pz, MemPriv.ALL);
+            eps = new Endpoint[n];
+            send = new LmrTriplet[n][];
+            recv = new LmrTriplet[n][];
+            for (int i = 0; i < n; i++) {
+                send[i] = new LmrTriplet[] {lmr.triplet((long) i * SLOT, SIZE)};
+                recv[i] = new LmrTriplet[] {lmr.triplet((long) i * SLOT + SIZE, SIZE)};
+            }
+            attr = ia.defaultEpAttr().maxRecvDtos(2).maxRequestDtos(2)
+                    .recvCompletionFlags(CompletionFlags.DEFAULT).requestCompletionFlags(CompletionFlags.DEFAULT);
+        }
+
+        Endpoint createEp(int i) {
+            eps[i] = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, attr);
+            return eps[i];
+        }
+
+        @Override
+        public void close() {
+            ia.close(CloseFlags.ABRUPT);
+        }
+    }
+
+    private static long nextMemQual = 50_000;
+
+    static Row run(String provider, int n, double idleSeconds, double rateSeconds) {
+        gc();
+        long heap0 = heapUsed();
+        long rss0 = rss();
+        Side server = null;
+        Side client = null;
+        String note = "";
+        try (Arena arena = Arena.ofShared()) {
+            server = new Side(provider, arena, n);
+            client = new Side(provider, arena, n);
+            EventDispatcher crEvd = EventDispatcher.create(server.ia, n + 16, null, EvdFlags.CR);
+            PublicServicePoint psp;
+            SocketAddress to;
+            long qual;
+            if (provider.equals("mem")) {
+                qual = nextMemQual++;
+                psp = PublicServicePoint.create(server.ia, qual, crEvd, PspFlags.CONSUMER);
+                to = MemAddress.of(provider);
+            } else {
+                psp = PublicServicePoint.createAny(server.ia, crEvd, PspFlags.CONSUMER);
+                qual = psp.connQual();
+                to = server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+            }
+            long t0 = System.nanoTime();
+            connectAll(server, client, crEvd, to, qual, n);
+            long setupNanos = System.nanoTime() - t0;
+            psp.free();
+            for (int i = 0; i < n; i++) {
+                client.eps[i].postRecv(1, client.recv[i], i, CompletionFlags.DEFAULT);
+                server.eps[i].postRecv(1, server.recv[i], i, CompletionFlags.DEFAULT);
+            }
+            int threads = ManagementFactory.getThreadMXBean().getThreadCount();
+            long fds = openFds();
+            gc();
+            long heapPerConn = (heapUsed() - heap0) / n;
+            long rssPerConn = (rss() - rss0) / n;
+
+            sleep(0.5); // the progress threads settle into their idle state
+            long cpu0 = cpuNanos();
+            long w0 = System.nanoTime();
+            sleep(idleSeconds);
+            double idlePct = 100.0 * (cpuNanos() - cpu0) / (System.nanoTime() - w0);
+
+            double pollNanos = pollCost(client.recvEvd);
+
+            long[] counts = new long[n];
+            double rate = roundTrips(server, client, counts, rateSeconds);
+            long[] sorted = counts.clone();
+            Arrays.sort(sorted);
+            double mean = Arrays.stream(counts).sum() / (double) n;
+            double min = sorted[0] / mean;
+            double median = sorted[n / 2] / mean;
+            double max = sorted[n - 1] / mean;
+            return new Row(provider, n, n * 1e9 / setupNanos, heapPerConn, rssPerConn, idlePct, pollNanos, rate,
+                    min, median, max, threads, fds, note);
+        } finally {
+            if (client != null) {
+                client.close();
+            }
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    /**
+     * Creates and connects N EP pairs: at most {@link #CONNECT_WINDOW} connects outstanding, every request
+     * accepted as soon as it is dequeued.
+     */
+    private static void connectAll(Side server, Side client, EventDispatcher crEvd, SocketAddress to, long qual,
+                                   int n) {
+        DatEvent e = new DatEvent();
+        int started = 0;
+        int accepted = 0;
+        int upClient = 0;
+        int upServer = 0;
+        long deadline = System.nanoTime() + SETUP_LIMIT_NANOS;
+        while (upClient < n || upServer < n) {
+            boolean any = false;
+            while (started < n && started - upClient < CONNECT_WINDOW) {
+                client.createEp(started).connect(to, qual, CONNECT_TIMEOUT_MICROS, 0, null, Qos.BEST_EFFORT, 0);
+                started++;
+                any = true;
+            }
+            while (crEvd.dequeue(e)) {
+                if (e.eventNumber() != EventNumber.CONNECTION_REQUEST_EVENT) {
+                    throw new IllegalStateException("CR EVD: " + e);
+                }
+                e.cr().accept(server.createEp(accepted++), 0, null);
+                any = true;
+            }
+            while (server.connEvd.dequeue(e)) {
+                expectEstablished("serving side", e);
+                upServer++;
+                any = true;
+            }
+            while (client.connEvd.dequeue(e)) {
+                expectEstablished("connecting side", e);
+                upClient++;
+                any = true;
+            }
+            if (!any) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("set-up stalled: " + started + " connects, " + accepted
+                            + " accepted, " + upClient + "/" + upServer + " established");
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private static void expectEstablished(String side, DatEvent e) {
+        if (e.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+            throw new IllegalStateException(side + ": " + e);
+        }
+    }
+
+    /** Nanoseconds per {@code dat_evd_dequeue} on {@code evd}, which must stay empty. */
+    private static double pollCost(EventDispatcher evd) {
+        DatEvent e = new DatEvent();
+        for (int i = 0; i < 20_000; i++) { // warm-up: JIT
+            if (evd.dequeue(e)) {
+                throw new IllegalStateException("EVD not empty: " + e);
+            }
+        }
+        long polls = 0;
+        long t0 = System.nanoTime();
+        long t;
+        do {
+            for (int i = 0; i < 1000; i++) {
+                if (evd.dequeue(e)) {
+                    throw new IllegalStateException("EVD not empty: " + e);
+                }
+            }
+            polls += 1000;
+            t = System.nanoTime();
+        } while (t - t0 < 500_000_000L);
+        return (t - t0) / (double) polls;
+    }
+
+    /** Round trips per second with every connection active; per-connection counts into {@code counts}. */
+    private static double roundTrips(Side server, Side client, long[] counts, double seconds) {
+        int n = counts.length;
+        for (int i = 0; i < n; i++) {
+            client.eps[i].postSend(1, client.send[i], i, CompletionFlags.SUPPRESS);
+        }
+        DatEvent e = new DatEvent();
+        exchange(server, client, counts, e, System.nanoTime() + 300_000_000L); // warm-up
+        Arrays.fill(counts, 0);
+        long t0 = System.nanoTime();
+        exchange(server, client, counts, e, t0 + (long) (seconds * 1e9));
+        long t = System.nanoTime() - t0;
+        return Arrays.stream(counts).sum() * 1e9 / t;
+    }
+
+    private static void exchange(Side server, Side client, long[] counts, DatEvent e, long until) {
+        int spins = 0;
+        while (true) {
+            boolean any = false;
+            while (server.recvEvd.dequeue(e)) {
+                int i = received(e);
+                server.eps[i].postRecv(1, server.recv[i], i, CompletionFlags.DEFAULT);
+                server.eps[i].postSend(1, server.send[i], i, CompletionFlags.SUPPRESS);
+                any = true;
+            }
+            while (client.recvEvd.dequeue(e)) {
+                int i = received(e);
+                counts[i]++;
+                client.eps[i].postRecv(1, client.recv[i], i, CompletionFlags.DEFAULT);
+                client.eps[i].postSend(1, client.send[i], i, CompletionFlags.SUPPRESS);
+                any = true;
+            }
+            if (!any && (++spins & 1023) == 0) {
+                if (server.reqEvd.dequeue(e) || client.reqEvd.dequeue(e)) {
+                    throw new IllegalStateException("send failed: " + e);
+                }
+            }
+            if ((spins & 63) == 0 && System.nanoTime() > until) {
+                return;
+            }
+            spins++;
+        }
+    }
+
+    private static int received(DatEvent e) {
+        if (e.status() != DtoCompletionStatus.SUCCESS) {
+            throw new IllegalStateException("receive failed: " + e);
+        }
+        return (int) e.userCookie();
+    }
+
+    private static void gc() {
+        for (int i = 0; i < 2; i++) {
+            System.gc();
+            sleep(0.05);
+        }
+    }
+
+    private static long heapUsed() {
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    /** {@code VmRSS} in bytes, or 0 where {@code /proc} is missing. */
+    static long rss() {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/self/status"))) {
+            return lines.filter(l -> l.startsWith("VmRSS:")).findFirst()
+                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024).orElse(0L);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    static long openFds() {
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+            return s.count();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    static String fdLimit() {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/self/limits"))) {
+            return lines.filter(l -> l.startsWith("Max open files")).findFirst()
+                    .map(l -> l.replaceAll("Max open files\\s+(\\S+)\\s+(\\S+).*", "$1 (hard $2)")).orElse("?");
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private static long cpuNanos() {
+        return ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+    }
+
+    private static void sleep(double seconds) {
+        long end = System.nanoTime() + (long) (seconds * 1e9);
+        long left;
+        while ((left = end - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(left);
+        }
+    }
+}
