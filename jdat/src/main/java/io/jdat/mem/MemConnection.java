@@ -70,25 +70,13 @@ final class MemConnection {
             this.portQual = portQual;
         }
 
-        @Override
-        public SocketAddress localAddress() {
-            return transport.address();
-        }
 
         @Override
         public long localPortQual() {
             return portQual;
         }
 
-        @Override
-        public SocketAddress remoteAddress() {
-            return peer.transport.address();
-        }
 
-        @Override
-        public long remotePortQual() {
-            return peer.portQual;
-        }
 
         @Override
         public void submit(WorkRequest wr) {
