@@ -1,9 +1,11 @@
 package io.jdat.mem;
 
+import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.IncomingRequest;
 import io.jdat.spi.PassiveHandler;
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /** A connection request delivered to a listener; answered once by accept, reject or refuse. */
 final class MemRequest implements IncomingRequest {
@@ -27,7 +29,7 @@ final class MemRequest implements IncomingRequest {
 
     @Override
     public long remotePortQual() {
-        return attempt.localPortQual;
+        return attempt.localPortQual();
     }
 
     @Override
@@ -58,28 +60,27 @@ final class MemRequest implements IncomingRequest {
                 handler.acceptFailed(); // CRA-07: the requester gave up or vanished
                 return;
             }
-            MemConnection c = new MemConnection(attempt.transport, attempt.localPortQual, passive, qual);
+            MemConnection c = new MemConnection(attempt.transport, attempt.localPortQual(), passive, qual);
             c.establish(attempt.handler, acceptData, handler);
         });
     }
 
     @Override
     public void reject() {
-        if (answer()) {
-            MemFabric.cm(() -> {
-                if (attempt.finish()) {
-                    attempt.handler.peerRejected();
-                }
-            });
-        }
+        turnDown(ActiveHandler::peerRejected);
     }
 
     @Override
     public void refuse() {
+        turnDown(ActiveHandler::nonPeerRejected);
+    }
+
+    /** Answers the request with no connection: the requester hears {@code outcome}, unless it gave up first. */
+    private void turnDown(Consumer<ActiveHandler> outcome) {
         if (answer()) {
             MemFabric.cm(() -> {
                 if (attempt.finish()) {
-                    attempt.handler.nonPeerRejected();
+                    outcome.accept(attempt.handler);
                 }
             });
         }
