@@ -6,8 +6,8 @@ import io.jdat.Qos;
 import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
-import io.jdat.transport.IaTransport;
 import io.jdat.spi.TransportLimits;
+import io.jdat.transport.IaTransport;
 import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,7 +26,7 @@ final class MemTransport extends IaTransport<MemAddress> {
     final Set<MemRequest> requests = ConcurrentHashMap.newKeySet();
 
     MemTransport(MemAddress address) {
-        super(address, LIMITS);
+        super("mem", address, LIMITS);
         MemFabric.up(this);
     }
 
@@ -107,10 +107,5 @@ final class MemTransport extends IaTransport<MemAddress> {
             c.abandon(this);
         }
         MemFabric.down(this);
-    }
-
-    @Override
-    public String toString() {
-        return "MemTransport[" + address() + "]";
     }
 }

@@ -8,6 +8,7 @@ import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
+import io.jdat.transport.DaemonTimer;
 import io.jdat.transport.IaTransport;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -19,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -40,15 +40,9 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
             MAX_READ_DEPTH, MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "shm");
     /** A qualifier is a socket file name: {@code q-<qual>}. */
     static final String LISTENER_PREFIX = "q-";
-    private static final boolean TRACE = Boolean.getBoolean("jdat.shm.trace");
-    private static final System.Logger LOG = System.getLogger("io.jdat.shm");
     private static final long FIRST_ANY_QUAL = 1024;
     /** Deadlines of connection management (request reads, accept replies). */
-    static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "jdat-shm-timer");
-        t.setDaemon(true);
-        return t;
-    });
+    static final ScheduledExecutorService TIMER = DaemonTimer.create("jdat-shm-timer");
 
     final ShmConfig config;
     final ShmFiles files;
@@ -80,7 +74,7 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
     ShmTransport(String iaName, ShmConfig config) {
         ShmFiles files = config.baseDir() != null ? ShmFiles.open(config.baseDir()) : ShmFiles.open();
         ShmFiles.Instance instance = files.createInstance(config.name());
-        super(UnixDomainSocketAddress.of(instance.directory()), LIMITS);
+        super("shm", UnixDomainSocketAddress.of(instance.directory()), LIMITS);
         this.config = config;
         this.files = files;
         this.instance = instance;
@@ -236,17 +230,5 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
         }
         // the probe byte stays readable until here: peers probe it only while connecting to us
         probeArena.close();
-    }
-
-    void trace(Object who, String what) {
-        System.Logger.Level level = TRACE ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
-        if (LOG.isLoggable(level)) {
-            LOG.log(level, who + ": " + what);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "ShmTransport[" + address() + "]";
     }
 }

@@ -3,6 +3,7 @@ package io.jdat.tcp;
 import io.jdat.spi.ChannelSink;
 import io.jdat.spi.IncomingRequest;
 import io.jdat.spi.PassiveHandler;
+import io.jdat.transport.DaemonTimer;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -12,7 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32C;
@@ -31,16 +32,8 @@ import java.util.zip.CRC32C;
 final class MpaPassive implements IncomingRequest {
     static final long REQUEST_TIMEOUT_MILLIS = 5_000;
     static final long RTR_TIMEOUT_MILLIS = 10_000;
-    static final ScheduledThreadPoolExecutor TIMER;
-
-    static {
-        TIMER = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "jdat-tcp-timer");
-            t.setDaemon(true);
-            return t;
-        });
-        TIMER.setRemoveOnCancelPolicy(true);
-    }
+    /** Deadlines of connection management (MPA requests, RTRs). */
+    static final ScheduledExecutorService TIMER = DaemonTimer.create("jdat-tcp-timer");
 
     private final TcpTransport transport;
     private final TcpListener listener;

@@ -30,8 +30,6 @@ final class TcpTransport extends IaTransport<InetSocketAddress> {
     /** Messages and RDMA up to 1 GiB; the configured private data; IRD and ORD up to 64. */
     static final long MAX_TRANSFER = 1L << 30;
     static final int MAX_READ_DEPTH = 64;
-    private static final boolean TRACE = Boolean.getBoolean("jdat.tcp.trace");
-    private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
 
     final TcpConfig config;
     final TcpProgress progress;
@@ -49,7 +47,7 @@ final class TcpTransport extends IaTransport<InetSocketAddress> {
                 host = InetAddress.getLoopbackAddress();
             }
         }
-        super(new InetSocketAddress(host, 0), new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, config.maxPd(),
+        super("tcp", new InetSocketAddress(host, 0), new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, config.maxPd(),
                 MAX_READ_DEPTH, MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT, "tcp"));
         this.config = config;
         this.progress = new TcpProgress(iaName);
@@ -147,17 +145,5 @@ final class TcpTransport extends IaTransport<InetSocketAddress> {
             c.abandon();
         }
         progress.shutdown();
-    }
-
-    void trace(Object who, String what) {
-        System.Logger.Level level = TRACE ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
-        if (LOG.isLoggable(level)) {
-            LOG.log(level, who + ": " + what);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "TcpTransport[" + address() + "]";
     }
 }
