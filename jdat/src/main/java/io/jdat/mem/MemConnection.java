@@ -62,13 +62,10 @@ final class MemConnection {
             this.portQual = portQual;
         }
 
-
         @Override
         public long localPortQual() {
             return portQual;
         }
-
-
 
         @Override
         public void submit(WorkRequest wr) {

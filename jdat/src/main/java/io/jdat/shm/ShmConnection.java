@@ -125,13 +125,10 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
 
     // ------------------------------------------------------------------ Channel
 
-
     @Override
     public long localPortQual() {
         return localPort;
     }
-
-
 
     @Override
     public void submit(WorkRequest wr) {

@@ -115,13 +115,10 @@ final class TcpConnection implements Channel, ProgressThread.Polled {
 
     // ------------------------------------------------------------------ Channel
 
-
     @Override
     public long localPortQual() {
         return local.getPort();
     }
-
-
 
     @Override
     public void submit(WorkRequest wr) {

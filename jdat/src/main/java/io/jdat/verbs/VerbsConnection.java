@@ -439,9 +439,6 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
 
     // ================================================================== Channel
 
-
-
-
     @Override
     public void submit(WorkRequest wr) {
         if (state != UP) {
