@@ -47,12 +47,7 @@ public enum DtoCompletionStatus {
      * @return the constant with this numeric value, or {@code null}
      */
     public static DtoCompletionStatus of(int code) {
-        for (DtoCompletionStatus v : VALUES) {
-            if (v.code == code) {
-                return v;
-            }
-        }
-        return null;
+        return EnumCodes.find(VALUES, DtoCompletionStatus::code, code);
     }
 
 

@@ -29,12 +29,7 @@ public enum EpCreatorForPsp {
      * @return the constant with this numeric value, or {@code null}
      */
     public static EpCreatorForPsp of(int code) {
-        for (EpCreatorForPsp v : VALUES) {
-            if (v.code == code) {
-                return v;
-            }
-        }
-        return null;
+        return EnumCodes.find(VALUES, EpCreatorForPsp::code, code);
     }
 
 }

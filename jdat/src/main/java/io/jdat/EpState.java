@@ -49,12 +49,7 @@ public enum EpState {
      * @return the constant with this numeric value, or {@code null}
      */
     public static EpState of(int code) {
-        for (EpState v : VALUES) {
-            if (v.code == code) {
-                return v;
-            }
-        }
-        return null;
+        return EnumCodes.find(VALUES, EpState::code, code);
     }
 
 

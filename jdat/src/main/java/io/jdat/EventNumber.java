@@ -65,12 +65,7 @@ public enum EventNumber {
      * @return the constant with this numeric value, or {@code null}
      */
     public static EventNumber of(int code) {
-        for (EventNumber v : VALUES) {
-            if (v.code == code) {
-                return v;
-            }
-        }
-        return null;
+        return EnumCodes.find(VALUES, EventNumber::code, code);
     }
 
     /** {@return true for the connection events (range 0x04xxx) delivered to an EP's connect EVD} */

@@ -45,12 +45,7 @@ public enum HandleType {
      * @return the constant with this numeric value, or {@code null}
      */
     public static HandleType of(int code) {
-        for (HandleType v : VALUES) {
-            if (v.code == code) {
-                return v;
-            }
-        }
-        return null;
+        return EnumCodes.find(VALUES, HandleType::code, code);
     }
 
 }

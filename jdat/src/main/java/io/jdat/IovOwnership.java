@@ -29,12 +29,7 @@ public enum IovOwnership {
      * @return the constant with this numeric value, or {@code null}
      */
     public static IovOwnership of(int code) {
-        for (IovOwnership v : VALUES) {
-            if (v.code == code) {
-                return v;
-            }
-        }
-        return null;
+        return EnumCodes.find(VALUES, IovOwnership::code, code);
     }
 
 }

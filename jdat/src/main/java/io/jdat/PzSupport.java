@@ -29,12 +29,7 @@ public enum PzSupport {
      * @return the constant with this numeric value, or {@code null}
      */
     public static PzSupport of(int code) {
-        for (PzSupport v : VALUES) {
-            if (v.code == code) {
-                return v;
-            }
-        }
-        return null;
+        return EnumCodes.find(VALUES, PzSupport::code, code);
     }
 
 }

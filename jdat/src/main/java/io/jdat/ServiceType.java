@@ -25,12 +25,7 @@ public enum ServiceType {
      * @return the constant with this numeric value, or {@code null}
      */
     public static ServiceType of(int code) {
-        for (ServiceType v : VALUES) {
-            if (v.code == code) {
-                return v;
-            }
-        }
-        return null;
+        return EnumCodes.find(VALUES, ServiceType::code, code);
     }
 
 }

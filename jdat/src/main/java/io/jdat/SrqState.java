@@ -27,12 +27,7 @@ public enum SrqState {
      * @return the constant with this numeric value, or {@code null}
      */
     public static SrqState of(int code) {
-        for (SrqState v : VALUES) {
-            if (v.code == code) {
-                return v;
-            }
-        }
-        return null;
+        return EnumCodes.find(VALUES, SrqState::code, code);
     }
 
     /** {@return the C identifier, e.g. {@code "DAT_SRQ_STATE_OPERATIONAL"}} */

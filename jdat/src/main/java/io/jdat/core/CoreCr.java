@@ -24,7 +24,8 @@ public final class CoreCr extends CoreObject implements ConnectionRequest {
     @Override
     public CrParam query(long mask) {
         checkAliveAndMask(mask, CrParam.FIELD_ALL);
-        return new CrParam(request.remoteAddress(), request.remotePortQual(), request.privateData().clone(), carriedEp);
+        IncomingRequest.Fields f = request.fields();
+        return new CrParam(f.remoteAddress(), f.remotePortQual(), f.privateData().clone(), carriedEp);
     }
 
     @Override

@@ -126,11 +126,34 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
             throw Fail.of(DatReturnType.PROVIDER_NOT_FOUND, DatReturnSubtype.NAME_NOT_REGISTERED,
                     "no transport library '" + entry.library() + "' for IA " + iaName);
         }
-        Transport t = provider.open(iaName, entry.iaParams());
-        openIas.acquire(iaName);
-        CoreIa ia = new CoreIa(iaName, t, asyncQlen, asyncArg, openIas);
-        ia.mbean = IaMBean.register(ia);
-        return ia;
+        return open(iaName, provider.open(iaName, entry.iaParams()), asyncQlen, asyncArg, openIas);
+    }
+
+    /**
+     * The rest of {@code dat_ia_open} once the transport is open: counts the IA open and builds it. If that
+     * fails (the name was removed meanwhile, the transport cannot tell its limits, the async EVD cannot be
+     * made), the transport is closed and the count given back before the failure propagates.
+     */
+    static CoreIa open(String iaName, Transport t, int asyncQlen, EventDispatcher asyncArg,
+            OpenIaCount openIas) {
+        boolean counted = false;
+        try {
+            openIas.acquire(iaName);
+            counted = true;
+            CoreIa ia = new CoreIa(iaName, t, asyncQlen, asyncArg, openIas);
+            ia.mbean = IaMBean.register(ia);
+            return ia;
+        } catch (RuntimeException | Error e) {
+            if (counted) {
+                openIas.release(iaName);
+            }
+            try {
+                t.close();
+            } catch (RuntimeException | Error closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
     }
 
     // ------------------------------------------------------------------ object set

@@ -251,19 +251,11 @@ public final class DatConfParser {
             return "bad API version " + snippet(api) + " (expected u|k<major>.<minor>)";
         }
 
-        Boolean threadSafe = switch (f.get(2)) {
-            case "threadsafe" -> Boolean.TRUE;
-            case "nonthreadsafe" -> Boolean.FALSE;
-            default -> null;
-        };
+        Boolean threadSafe = switchWord(f.get(2), "threadsafe", "nonthreadsafe");
         if (threadSafe == null) {
             return "bad thread safety " + snippet(f.get(2)) + " (expected threadsafe|nonthreadsafe)";
         }
-        Boolean isDefault = switch (f.get(3)) {
-            case "default" -> Boolean.TRUE;
-            case "nondefault" -> Boolean.FALSE;
-            default -> null;
-        };
+        Boolean isDefault = switchWord(f.get(3), "default", "nondefault");
         if (isDefault == null) {
             return "bad default flag " + snippet(f.get(3)) + " (expected default|nondefault)";
         }
@@ -298,6 +290,11 @@ public final class DatConfParser {
             }
         }
         return v;
+    }
+
+    /** {@return TRUE for the word {@code on}, FALSE for {@code off}, null for anything else} (fields 3 and 4) */
+    private static Boolean switchWord(String word, String on, String off) {
+        return word.equals(on) ? Boolean.TRUE : word.equals(off) ? Boolean.FALSE : null;
     }
 
     /** A quoted, shortened, printable rendering of hostile text for a warning. */

@@ -15,6 +15,7 @@ import io.jdat.Qos;
 import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.Channel;
 import io.jdat.spi.ChannelSink;
+import io.jdat.spi.IncomingRequest;
 import io.jdat.spi.PassiveHandler;
 import io.jdat.spi.Transport;
 import java.net.SocketAddress;
@@ -58,9 +59,15 @@ final class EpConnection implements ActiveHandler, PassiveHandler {
     /** A provider-created EP carried by {@code cr} (PSP-04): its addresses come from the request. */
     void carriedBy(CoreCr cr) {
         pendingCr = cr;
-        remoteAddress = cr.request.remoteAddress();
-        remotePortQual = cr.request.remotePortQual();
-        localPortQual = cr.request.connQual();
+        peerOf(cr);
+    }
+
+    /** The peer is the one of {@code cr}'s request; the local port qualifier is the one it arrived on (EPQ-03). */
+    private void peerOf(CoreCr cr) {
+        IncomingRequest.Fields f = cr.request.fields();
+        remoteAddress = f.remoteAddress();
+        remotePortQual = f.remotePortQual();
+        localPortQual = f.connQual();
     }
 
     // ================================================================== active side
@@ -237,10 +244,8 @@ final class EpConnection implements ActiveHandler, PassiveHandler {
             ep.checkAlive();
             sm.accept(cr.carriedEp == null, cr.carriedEp == ep, ep.configured());
             pendingCr = null;
-            remoteAddress = cr.request.remoteAddress();
-            remotePortQual = cr.request.remotePortQual();
-            localPortQual = cr.request.connQual();
-            connectedQual = cr.request.connQual();
+            peerOf(cr);
+            connectedQual = localPortQual;
         } finally {
             ep.lock.unlock();
             ep.txLock.unlock();
@@ -255,9 +260,7 @@ final class EpConnection implements ActiveHandler, PassiveHandler {
             rsp = null;
             pendingCr = cr;
             sm.rspRequestArrived();
-            remoteAddress = cr.request.remoteAddress();
-            remotePortQual = cr.request.remotePortQual();
-            localPortQual = cr.request.connQual(); // EPQ-03
+            peerOf(cr);
         } finally {
             ep.lock.unlock();
         }

@@ -9,9 +9,10 @@ import io.jdat.spi.PassiveHandler;
 import io.jdat.spi.RecvBuffer;
 import io.jdat.spi.RemoteRegion;
 import io.jdat.spi.WorkRequest;
+import io.jdat.transport.DaemonTimer;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -32,16 +33,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class MemConnection {
     /** Receiver-not-ready limit (system property {@code jdat.mem.rnrTimeoutMillis}). */
     static final long RNR_TIMEOUT_MILLIS = Long.getLong("jdat.mem.rnrTimeoutMillis", 2000L);
-    private static final ScheduledThreadPoolExecutor RNR_TIMER;
-
-    static {
-        RNR_TIMER = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "jdat-mem-rnr");
-            t.setDaemon(true);
-            return t;
-        });
-        RNR_TIMER.setRemoveOnCancelPolicy(true);
-    }
+    private static final ScheduledExecutorService RNR_TIMER = DaemonTimer.create("jdat-mem-rnr");
 
     /** One end of the connection. Fields are guarded by {@link #lock} unless volatile. */
     final class Side implements Channel {
@@ -71,23 +63,8 @@ final class MemConnection {
         }
 
         @Override
-        public SocketAddress localAddress() {
-            return transport.address();
-        }
-
-        @Override
         public long localPortQual() {
             return portQual;
-        }
-
-        @Override
-        public SocketAddress remoteAddress() {
-            return peer.transport.address();
-        }
-
-        @Override
-        public long remotePortQual() {
-            return peer.portQual;
         }
 
         @Override

@@ -1,48 +1,26 @@
 package io.jdat.mem;
 
-import io.jdat.spi.IncomingRequest;
+import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.PassiveHandler;
-import java.net.SocketAddress;
-import java.util.concurrent.atomic.AtomicBoolean;
+import io.jdat.transport.ReceivedRequest;
+import java.util.function.Consumer;
 
 /** A connection request delivered to a listener; answered once by accept, reject or refuse. */
-final class MemRequest implements IncomingRequest {
+final class MemRequest extends ReceivedRequest {
     private final MemAttempt attempt;
     private final MemTransport passive;
     private final long qual;
-    private final byte[] privateData;
-    private final AtomicBoolean answered = new AtomicBoolean();
 
     MemRequest(MemAttempt attempt, MemTransport passive, long qual, byte[] privateData) {
+        super(new Fields(attempt.transport.address(), attempt.localPortQual(), qual, privateData));
         this.attempt = attempt;
         this.passive = passive;
         this.qual = qual;
-        this.privateData = privateData;
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-        return attempt.transport.address();
-    }
-
-    @Override
-    public long remotePortQual() {
-        return attempt.localPortQual;
-    }
-
-    @Override
-    public long connQual() {
-        return qual;
-    }
-
-    @Override
-    public byte[] privateData() {
-        return privateData;
     }
 
     private boolean answer() {
         passive.requests.remove(this);
-        return answered.compareAndSet(false, true);
+        return claimAnswer();
     }
 
     @Override
@@ -58,28 +36,27 @@ final class MemRequest implements IncomingRequest {
                 handler.acceptFailed(); // CRA-07: the requester gave up or vanished
                 return;
             }
-            MemConnection c = new MemConnection(attempt.transport, attempt.localPortQual, passive, qual);
+            MemConnection c = new MemConnection(attempt.transport, attempt.localPortQual(), passive, qual);
             c.establish(attempt.handler, acceptData, handler);
         });
     }
 
     @Override
     public void reject() {
-        if (answer()) {
-            MemFabric.cm(() -> {
-                if (attempt.finish()) {
-                    attempt.handler.peerRejected();
-                }
-            });
-        }
+        turnDown(ActiveHandler::peerRejected);
     }
 
     @Override
     public void refuse() {
+        turnDown(ActiveHandler::nonPeerRejected);
+    }
+
+    /** Answers the request with no connection: the requester hears {@code outcome}, unless it gave up first. */
+    private void turnDown(Consumer<ActiveHandler> outcome) {
         if (answer()) {
             MemFabric.cm(() -> {
                 if (attempt.finish()) {
-                    attempt.handler.nonPeerRejected();
+                    outcome.accept(attempt.handler);
                 }
             });
         }

@@ -7,47 +7,32 @@ import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
+import io.jdat.transport.IaTransport;
 import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The {@code mem} transport of one open IA. */
-final class MemTransport implements Transport {
+final class MemTransport extends IaTransport<MemAddress> {
     /** What {@code mem} can carry: messages and RDMA up to 1 GiB, 256 bytes of private data. */
     static final TransportLimits LIMITS = new TransportLimits(1L << 30, 1L << 30, 256, 64, 64,
             Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "mem");
     private static final long FIRST_ANY_QUAL = 1024;
     private static final AtomicLong PORTS = new AtomicLong(49152);
 
-    private final MemAddress address;
     final Set<MemListener> listeners = ConcurrentHashMap.newKeySet();
     final Set<MemConnection> connections = ConcurrentHashMap.newKeySet();
     final Set<MemRequest> requests = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
 
     MemTransport(MemAddress address) {
-        this.address = address;
+        super("mem", address, LIMITS);
         MemFabric.up(this);
-    }
-
-    @Override
-    public MemAddress address() {
-        return address;
-    }
-
-    @Override
-    public TransportLimits limits() {
-        return LIMITS;
     }
 
     @Override
     public boolean isValidAddress(SocketAddress a) {
         return a instanceof MemAddress;
-    }
-
-    boolean closed() {
-        return closed;
     }
 
     @Override
@@ -63,13 +48,13 @@ final class MemTransport implements Transport {
         }
         MemListener l = tryListen(qual, handler);
         if (l == null) {
-            throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "qualifier " + qual + " in use at " + address);
+            throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "qualifier " + qual + " in use at " + address());
         }
         return l;
     }
 
     private MemListener tryListen(long qual, IncomingHandler handler) {
-        MemFabric.Key key = new MemFabric.Key(address, qual);
+        MemFabric.Key key = new MemFabric.Key(address(), qual);
         MemListener l = new MemListener(this, key, handler);
         if (MemFabric.LISTENERS.putIfAbsent(key, l) != null) {
             return null;
@@ -111,7 +96,7 @@ final class MemTransport implements Transport {
 
     @Override
     public void close() {
-        closed = true;
+        markClosed();
         for (MemListener l : listeners) {
             l.close();
         }
@@ -122,10 +107,5 @@ final class MemTransport implements Transport {
             c.abandon(this);
         }
         MemFabric.down(this);
-    }
-
-    @Override
-    public String toString() {
-        return "MemTransport[" + address + "]";
     }
 }

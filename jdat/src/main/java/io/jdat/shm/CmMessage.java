@@ -88,13 +88,11 @@ final class CmMessage {
             long probe = p.getLong();
             int ring = p.getInt();
             int staging = p.getInt();
-            String dir = new String(getBytes(p, MAX_STRING), StandardCharsets.UTF_8);
-            String file = new String(getBytes(p, MAX_STRING), StandardCharsets.UTF_8);
-            String mem = new String(getBytes(p, MAX_STRING), StandardCharsets.UTF_8);
+            String dir = getString(p);
+            String file = getString(p);
+            String mem = getString(p);
             byte[] pd = getBytes(p, MAX_PAYLOAD);
-            if (pid <= 0 || pid > Integer.MAX_VALUE || ird < 0 || ord < 0) {
-                throw new ProtocolException("shm CM request with pid " + pid + ", IRD " + ird + ", ORD " + ord);
-            }
+            checkPeer("request", pid, ird, ord);
             return new Request(pid, port, ird, ord, probe, dir, file, ring, staging, mem, pd);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("truncated shm CM request");
@@ -117,11 +115,9 @@ final class CmMessage {
             int ord = p.getInt();
             long probe = p.getLong();
             int abilities = p.get() & (CAN_REACH | CAN_MAP);
-            String mem = new String(getBytes(p, MAX_STRING), StandardCharsets.UTF_8);
+            String mem = getString(p);
             byte[] pd = getBytes(p, MAX_PAYLOAD);
-            if (pid <= 0 || pid > Integer.MAX_VALUE || ird < 0 || ord < 0) {
-                throw new ProtocolException("shm CM accept with pid " + pid);
-            }
+            checkPeer("accept", pid, ird, ord);
             return new Accept(pid, ird, ord, probe, abilities, mem, pd);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("truncated shm CM accept");
@@ -173,6 +169,17 @@ final class CmMessage {
 
     private static void putBytes(ByteBuffer b, byte[] a) {
         b.putInt(a.length).put(a);
+    }
+
+    private static String getString(ByteBuffer p) throws ProtocolException {
+        return new String(getBytes(p, MAX_STRING), StandardCharsets.UTF_8);
+    }
+
+    /** The peer's pid and RDMA Read depths, as a request or an accept carries them: a pid and counts. */
+    private static void checkPeer(String what, long pid, int ird, int ord) throws ProtocolException {
+        if (pid <= 0 || pid > Integer.MAX_VALUE || ird < 0 || ord < 0) {
+            throw new ProtocolException("shm CM " + what + " with pid " + pid + ", IRD " + ird + ", ORD " + ord);
+        }
     }
 
     private static byte[] getBytes(ByteBuffer p, int max) throws ProtocolException {

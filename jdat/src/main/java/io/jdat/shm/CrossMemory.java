@@ -178,10 +178,12 @@ public final class CrossMemory implements AutoCloseable {
     /**
      * Like {@link #available()}, but fails instead of returning empty.
      *
-     * @throws UnsupportedOperationException if cross-memory attach cannot be used on this host
+     * @throws CrossMemoryException with {@link CrossMemoryException.Reason#NOT_SUPPORTED} if cross-memory attach
+     *                              cannot be used on this host; the message says why (symbols missing, native
+     *                              access denied, or the calls refused on self)
      */
     public static CrossMemory probe() {
-        return available().orElseThrow(() -> new UnsupportedOperationException(
+        return available().orElseThrow(() -> new CrossMemoryException(CrossMemoryException.Reason.NOT_SUPPORTED,
                 "process_vm_readv/process_vm_writev unavailable (os.name=" + System.getProperty("os.name")
                         + ", os.arch=" + System.getProperty("os.arch") + ", symbols "
                         + (isSupported() ? "found, but refused on self (seccomp?)"

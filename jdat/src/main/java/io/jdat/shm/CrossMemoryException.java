@@ -29,7 +29,10 @@ public final class CrossMemoryException extends RuntimeException {
         BAD_ADDRESS,
         /** {@code ENOMEM}: the kernel could not allocate for the transfer. */
         NO_MEMORY,
-        /** {@code ENOSYS}: the kernel lacks the calls, or a seccomp filter forbids them. */
+        /**
+         * {@code ENOSYS}: the kernel lacks the calls, or a seccomp filter forbids them; also
+         * {@link CrossMemory#probe()} when they cannot be used at all.
+         */
         NOT_SUPPORTED,
         /** Any other {@code errno} (for example {@code EINVAL}); see {@link #errno()}. */
         OTHER
@@ -54,12 +57,26 @@ public final class CrossMemoryException extends RuntimeException {
         this.reason = classify(errno);
     }
 
+    /**
+     * Creates an exception for a failure found before any call was made ({@link CrossMemory#probe()}): no
+     * {@code errno}, nothing transferred.
+     *
+     * @param reason  what it means
+     * @param message why, for the message
+     */
+    CrossMemoryException(Reason reason, String message) {
+        super(message);
+        this.errno = 0;
+        this.transferred = 0;
+        this.reason = reason;
+    }
+
     /** What the failure means: see {@link Reason}. */
     public Reason reason() {
         return reason;
     }
 
-    /** The raw Linux {@code errno}. */
+    /** The raw Linux {@code errno}; 0 when no call was made ({@link CrossMemory#probe()}). */
     public int errno() {
         return errno;
     }

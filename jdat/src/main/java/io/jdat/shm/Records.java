@@ -53,6 +53,10 @@ final class Records {
     static final int READ_HEADER = 24;
     /** The largest header. */
     static final int MAX_HEADER = 32;
+    /** The header length of each record type, by type (the receiver checks it before a handler reads a field). */
+    private static final int[] HEADER_LENGTH = {0, SEND_INLINE_HEADER, SEND_FRAG_HEADER, SEND_XMEM_HEADER,
+        WRITE_INLINE_HEADER, WRITE_FRAG_HEADER, WRITE_XMEM_HEADER, READ_HEADER, SEND_XMEM_HEADER, WRITE_XMEM_HEADER,
+        READ_HEADER};
     /** Bytes per (address, length) entry. */
     static final int IOV_ENTRY = 16;
     /** Bytes per (memory id, offset, length) entry of the {@code *_SHARED} records. */
@@ -94,5 +98,10 @@ final class Records {
     static final int LAST = 2;
 
     private Records() {
+    }
+
+    /** {@return the header length of a record of {@code type}} (1 to {@link #MAX_TYPE}) */
+    static int headerLength(int type) {
+        return HEADER_LENGTH[type];
     }
 }

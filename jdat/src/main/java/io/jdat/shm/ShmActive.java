@@ -2,7 +2,7 @@ package io.jdat.shm;
 
 import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.ChannelSink;
-import io.jdat.spi.Transport;
+import io.jdat.transport.OutgoingAttempt;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One outgoing connection attempt, run on a virtual thread: finds the peer's listener, creates and formats the
@@ -26,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code NON_PEER_REJECTED}; a consumer's reject is {@code PEER_REJECTED}. Timeouts are the core's: it
  * cancels the attempt ({@link #cancel}), which closes the socket.
  */
-final class ShmActive implements Transport.ConnectAttempt {
+final class ShmActive extends OutgoingAttempt {
     /**
      * Tests only: keep the connection file's name after the handshake (normally removed once both sides have
      * it mapped), so that a test can map it a third time and play a hostile peer.
@@ -40,12 +39,11 @@ final class ShmActive implements Transport.ConnectAttempt {
     private final int ird;
     private final int ord;
     private final ActiveHandler handler;
-    private final long port;
-    private final AtomicBoolean finished = new AtomicBoolean();
     private volatile SocketChannel ch;
 
     private ShmActive(ShmTransport transport, Path peerDir, long qual, byte[] privateData, int ird, int ord,
             ActiveHandler handler) {
+        super(transport.nextPort());
         this.transport = transport;
         this.peerDir = peerDir.toAbsolutePath().normalize();
         this.qual = qual;
@@ -53,7 +51,6 @@ final class ShmActive implements Transport.ConnectAttempt {
         this.ird = ird;
         this.ord = ord;
         this.handler = handler;
-        this.port = transport.nextPort();
     }
 
     static ShmActive start(ShmTransport transport, Path peerDir, long qual, byte[] privateData, int ird, int ord,
@@ -65,21 +62,14 @@ final class ShmActive implements Transport.ConnectAttempt {
     }
 
     @Override
-    public long localPortQual() {
-        return port;
-    }
-
-    @Override
-    public void cancel() {
-        if (finished.compareAndSet(false, true)) {
-            closeSocket();
-            transport.attempts.remove(this);
-        }
+    protected void cancelled() {
+        closeSocket();
+        transport.attempts.remove(this);
     }
 
     private void run() {
         if (!Files.isDirectory(peerDir, LinkOption.NOFOLLOW_LINKS) || !ShmFiles.isLive(peerDir)) {
-            if (finish()) {
+            if (claimOutcome()) {
                 handler.unreachable();
             }
             return;
@@ -88,7 +78,7 @@ final class ShmActive implements Transport.ConnectAttempt {
         try {
             s = SocketChannel.open(StandardProtocolFamily.UNIX);
             ch = s;
-            if (finished.get()) {
+            if (!pending()) {
                 closeSocket();
                 return;
             }
@@ -96,7 +86,7 @@ final class ShmActive implements Transport.ConnectAttempt {
         } catch (NoSuchFileException | SocketException e) {
             closeSocket();
             boolean live = ShmFiles.isLive(peerDir);
-            if (finish()) {
+            if (claimOutcome()) {
                 if (live) {
                     handler.nonPeerRejected();
                 } else {
@@ -106,7 +96,7 @@ final class ShmActive implements Transport.ConnectAttempt {
             return;
         } catch (IOException e) {
             closeSocket();
-            if (finish()) {
+            if (claimOutcome()) {
                 handler.nonPeerRejected();
             }
             return;
@@ -115,7 +105,7 @@ final class ShmActive implements Transport.ConnectAttempt {
     }
 
     private void handshake(SocketChannel s) {
-        String name = "c-" + port;
+        String name = "c-" + localPortQual();
         Path path = transport.instance.path(name);
         int ring = transport.config.ringCapacity();
         int staging = transport.config.staging();
@@ -127,21 +117,21 @@ final class ShmActive implements Transport.ConnectAttempt {
                     transport.instance.createFile(name, ConnectionLayout.fileLength(ring, staging)), arena);
             MemorySegment file = mapped.segment();
             ConnectionLayout.format(file, ring, staging);
-            CmMessage.writeRequest(s, new CmMessage.Request(ProcessHandle.current().pid(), port, ird, ord,
+            CmMessage.writeRequest(s, new CmMessage.Request(ProcessHandle.current().pid(), localPortQual(), ird, ord,
                     transport.probe.address(), transport.instance.directory().toString(), path.toString(), ring,
                     staging, transport.memoryDir, privateData));
             CmMessage.Frame f = CmMessage.read(s);
             switch (f.type()) {
                 case CmMessage.REJECT -> {
                     fail(arena, path);
-                    if (finish()) {
+                    if (claimOutcome()) {
                         handler.peerRejected();
                     }
                     return;
                 }
                 case CmMessage.REFUSE -> {
                     fail(arena, path);
-                    if (finish()) {
+                    if (claimOutcome()) {
                         handler.nonPeerRejected();
                     }
                     return;
@@ -154,10 +144,10 @@ final class ShmActive implements Transport.ConnectAttempt {
             java.nio.file.Path peerMemory = transport.peerMemoryDir(a.memoryDir());
             int mine = (transport.canReach(a.pid(), a.probeAddress()) ? CmMessage.CAN_REACH : 0)
                     | (peerMemory != null ? CmMessage.CAN_MAP : 0);
-            conn = new ShmConnection(transport, true, s, arena, mapped, ring, staging, a.pid(), port,
+            conn = new ShmConnection(transport, true, s, arena, mapped, ring, staging, a.pid(), localPortQual(),
                     UnixDomainSocketAddress.of(peerDir), qual, transport.config.inline());
             conn.setPeer(a.abilities(), peerMemory);
-            if (!finish()) {
+            if (!claimOutcome()) {
                 CmMessage.writeEmpty(s, CmMessage.NACK); // cancelled meanwhile: the acceptor fails (CRA-07)
                 conn.abandon();
                 deleteQuietly(path);
@@ -184,7 +174,7 @@ final class ShmActive implements Transport.ConnectAttempt {
             }
             deleteQuietly(path);
             closeSocket();
-            if (finish()) {
+            if (claimOutcome()) {
                 handler.nonPeerRejected();
             }
         }
@@ -204,10 +194,10 @@ final class ShmActive implements Transport.ConnectAttempt {
         }
     }
 
-    /** Claims the single outcome; false if cancelled or already reported. */
-    private boolean finish() {
+    /** Leaves the transport's attempts and claims the single outcome; false if cancelled or already reported. */
+    private boolean claimOutcome() {
         transport.attempts.remove(this);
-        return finished.compareAndSet(false, true);
+        return finish();
     }
 
     private void closeSocket() {

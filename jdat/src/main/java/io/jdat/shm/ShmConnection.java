@@ -126,23 +126,8 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
     // ------------------------------------------------------------------ Channel
 
     @Override
-    public SocketAddress localAddress() {
-        return transport.address();
-    }
-
-    @Override
     public long localPortQual() {
         return localPort;
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-        return remote;
-    }
-
-    @Override
-    public long remotePortQual() {
-        return remotePort;
     }
 
     @Override

@@ -1,12 +1,11 @@
 package io.jdat.shm;
 
-import io.jdat.spi.IncomingRequest;
 import io.jdat.spi.PassiveHandler;
+import io.jdat.transport.ReceivedRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.ProtocolException;
-import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -15,7 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The passive side of one connection setup: reads the requester's {@link CmMessage.Request} (within
@@ -23,7 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * an owner-only file of a live instance under the same base directory, maps it, and offers the request to the
  * service point. Then exactly one of {@link #accept}, {@link #reject}, {@link #refuse} answers it.
  */
-final class ShmPassive implements IncomingRequest {
+final class ShmPassive extends ReceivedRequest {
     /** How long a requester may take to send its request. */
     static final long REQUEST_TIMEOUT_MILLIS = 5000;
     /** How long the requester may take to confirm an accept. */
@@ -32,7 +30,6 @@ final class ShmPassive implements IncomingRequest {
     private final ShmTransport transport;
     private final ShmListener listener;
     private final SocketChannel ch;
-    private final AtomicBoolean answered = new AtomicBoolean();
     private CmMessage.Request request;
     private Arena arena;
     private MemorySegment file;
@@ -64,6 +61,8 @@ final class ShmPassive implements IncomingRequest {
             return;
         }
         deadline.cancel(false);
+        arrived(new Fields(UnixDomainSocketAddress.of(request.activeDir()), request.portQual(), listener.connQual(),
+                request.privateData()));
         if (listener.closed() || transport.closed() || !listener.handler.onRequest(this)) {
             refuse();
         }
@@ -109,28 +108,8 @@ final class ShmPassive implements IncomingRequest {
     }
 
     @Override
-    public SocketAddress remoteAddress() {
-        return UnixDomainSocketAddress.of(request.activeDir());
-    }
-
-    @Override
-    public long remotePortQual() {
-        return request.portQual();
-    }
-
-    @Override
-    public long connQual() {
-        return listener.connQual();
-    }
-
-    @Override
-    public byte[] privateData() {
-        return request.privateData().clone();
-    }
-
-    @Override
     public void accept(PassiveHandler passive, byte[] privateData, int rdmaReadIn, int rdmaReadOut) {
-        if (!answered.compareAndSet(false, true)) {
+        if (!claimAnswer()) {
             return;
         }
         Thread.ofVirtual().name("jdat-shm-accept").start(() -> completeAccept(passive, privateData, rdmaReadIn,
@@ -185,7 +164,7 @@ final class ShmPassive implements IncomingRequest {
     }
 
     private void answer(int type) {
-        if (!answered.compareAndSet(false, true)) {
+        if (!claimAnswer()) {
             return;
         }
         try {

@@ -167,6 +167,12 @@ final class ShmReceiver implements RecordHandler {
 
     @Override
     public boolean onRecord(int type, MemorySegment seg, long off, int length) {
+        if (type < 1 || type > Records.MAX_TYPE) {
+            return protocol("record type " + type);
+        }
+        if (length < Records.headerLength(type)) {
+            return protocol("record of type " + type + " and " + length + " bytes: shorter than its header");
+        }
         ChannelSink sink = conn.sink;
         return switch (type) {
             case Records.SEND_INLINE -> sendInline(sink, seg, off, length);
@@ -205,10 +211,16 @@ final class ShmReceiver implements RecordHandler {
         return b;
     }
 
+    /**
+     * A Send of {@code len} bytes arrived for the smaller buffer {@code b}: the receive completes with
+     * {@code DAT_DTO_ERR_LOCAL_LENGTH} (RCV-05) and the connection breaks with a remote length error.
+     */
+    private boolean sendTooLong(ChannelSink sink, RecvBuffer b, long len, boolean solicited) {
+        sink.completeRecv(b, len, solicited);
+        return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + len + " bytes, buffer of " + b.totalLength());
+    }
+
     private boolean sendInline(ChannelSink sink, MemorySegment seg, long off, int length) {
-        if (length < Records.SEND_INLINE_HEADER) {
-            return protocol("short Send record");
-        }
         int flags = seg.get(ValueLayout.JAVA_INT, off + Records.FLAGS_OFFSET);
         if (fragBuffer != null) {
             return protocol("Send inside a fragmented Send");
@@ -220,9 +232,7 @@ final class ShmReceiver implements RecordHandler {
         int len = length - Records.SEND_INLINE_HEADER;
         boolean solicited = (flags & Records.SOLICITED) != 0;
         if (len > b.totalLength()) {
-            sink.completeRecv(b, len, solicited); // DAT_DTO_ERR_LOCAL_LENGTH here (RCV-05)
-            return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + len + " bytes, buffer of "
-                    + b.totalLength());
+            return sendTooLong(sink, b, len, solicited);
         }
         b.scatter(0, seg, off + Records.SEND_INLINE_HEADER, len);
         sink.completeRecv(b, len, solicited);
@@ -230,9 +240,6 @@ final class ShmReceiver implements RecordHandler {
     }
 
     private boolean sendFragment(ChannelSink sink, MemorySegment seg, long off, int length) {
-        if (length < Records.SEND_FRAG_HEADER) {
-            return protocol("short Send fragment");
-        }
         int flags = seg.get(ValueLayout.JAVA_INT, off + Records.FLAGS_OFFSET);
         long total = seg.get(ValueLayout.JAVA_LONG, off + Records.SEND_TOTAL_OFFSET);
         long offset = seg.get(ValueLayout.JAVA_LONG, off + Records.SEND_FRAG_START_OFFSET);
@@ -264,19 +271,16 @@ final class ShmReceiver implements RecordHandler {
         if (last) {
             RecvBuffer b = fragBuffer;
             fragBuffer = null;
-            sink.completeRecv(b, total, (flags & Records.SOLICITED) != 0);
+            boolean solicited = (flags & Records.SOLICITED) != 0;
             if (fragTooLong) {
-                return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
-                        + b.totalLength());
+                return sendTooLong(sink, b, total, solicited);
             }
+            sink.completeRecv(b, total, solicited);
         }
         return true;
     }
 
     private boolean writeInline(ChannelSink sink, MemorySegment seg, long off, int length) {
-        if (length < Records.WRITE_INLINE_HEADER) {
-            return protocol("short RDMA Write record");
-        }
         int ctx = seg.get(ValueLayout.JAVA_INT, off + Records.CONTEXT_OFFSET);
         long addr = seg.get(ValueLayout.JAVA_LONG, off + Records.ADDRESS_OFFSET);
         int len = length - Records.WRITE_INLINE_HEADER;
@@ -290,9 +294,6 @@ final class ShmReceiver implements RecordHandler {
     }
 
     private boolean writeFragment(ChannelSink sink, MemorySegment seg, long off, int length) {
-        if (length < Records.WRITE_FRAG_HEADER) {
-            return protocol("short RDMA Write fragment");
-        }
         int ctx = seg.get(ValueLayout.JAVA_INT, off + Records.CONTEXT_OFFSET);
         long addr = seg.get(ValueLayout.JAVA_LONG, off + Records.ADDRESS_OFFSET);
         long total = seg.get(ValueLayout.JAVA_LONG, off + Records.TOTAL_OFFSET);
@@ -333,9 +334,6 @@ final class ShmReceiver implements RecordHandler {
      * ({@code SEND_XMEM}), or through its mapping of the sender's {@link ShmMemory} ({@code SEND_SHARED}).
      */
     private boolean sendList(ChannelSink sink, MemorySegment seg, long off, int length, boolean shared) {
-        if (length < Records.SEND_XMEM_HEADER) {
-            return protocol("short Send record");
-        }
         int flags = seg.get(ValueLayout.JAVA_INT, off + Records.FLAGS_OFFSET);
         int n = seg.get(ValueLayout.JAVA_INT, off + Records.COUNT_OFFSET);
         long total = seg.get(ValueLayout.JAVA_LONG, off + Records.SEND_TOTAL_OFFSET);
@@ -350,9 +348,7 @@ final class ShmReceiver implements RecordHandler {
         }
         boolean solicited = (flags & Records.SOLICITED) != 0;
         if (total > b.totalLength()) {
-            sink.completeRecv(b, total, solicited); // DAT_DTO_ERR_LOCAL_LENGTH here (RCV-05)
-            return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
-                    + b.totalLength());
+            return sendTooLong(sink, b, total, solicited);
         }
         try {
             if (shared) {
@@ -397,9 +393,6 @@ final class ShmReceiver implements RecordHandler {
 
     /** An RDMA Write whose bytes the target copies from the requester's memory (cross-memory or mapping). */
     private boolean writeList(ChannelSink sink, MemorySegment seg, long off, int length, boolean shared) {
-        if (length < Records.WRITE_XMEM_HEADER) {
-            return protocol("short RDMA Write record");
-        }
         int ctx = seg.get(ValueLayout.JAVA_INT, off + Records.CONTEXT_OFFSET);
         int n = seg.get(ValueLayout.JAVA_INT, off + Records.COUNT_OFFSET);
         long addr = seg.get(ValueLayout.JAVA_LONG, off + Records.ADDRESS_OFFSET);
@@ -441,9 +434,6 @@ final class ShmReceiver implements RecordHandler {
                 return true;
             }
             return false;
-        }
-        if (length < Records.READ_HEADER) {
-            return protocol("short RDMA Read record");
         }
         int ctx = seg.get(ValueLayout.JAVA_INT, off + Records.CONTEXT_OFFSET);
         int n = seg.get(ValueLayout.JAVA_INT, off + Records.COUNT_OFFSET);

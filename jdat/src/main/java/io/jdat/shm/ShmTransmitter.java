@@ -99,11 +99,8 @@ final class ShmTransmitter {
             if (wr.op() == WorkRequest.Op.RMR_BIND && written == count) {
                 reap();
             }
-        } catch (RingCorruptException e) {
-            conn.rx.peerCorrupt(e.getMessage());
-        } catch (InternalError | IllegalStateException | IndexOutOfBoundsException e) {
-            // a fault in the mapping (the file was truncated: SIGBUS), or it is gone: the request is flushed
-            conn.rx.peerCorrupt("the connection's mapping failed: " + e);
+        } catch (RingCorruptException | InternalError | IllegalStateException | IndexOutOfBoundsException e) {
+            broken(e); // the request is flushed
         } finally {
             conn.txLock.unlock();
         }
@@ -120,11 +117,8 @@ final class ShmTransmitter {
                 p = writePending();
             }
             return reap() | p;
-        } catch (RingCorruptException e) {
-            conn.rx.peerCorrupt(e.getMessage());
-            return false;
-        } catch (InternalError | IllegalStateException | IndexOutOfBoundsException e) {
-            conn.rx.peerCorrupt("the connection's mapping failed: " + e);
+        } catch (RingCorruptException | InternalError | IllegalStateException | IndexOutOfBoundsException e) {
+            broken(e);
             return false;
         }
     }
@@ -142,7 +136,7 @@ final class ShmTransmitter {
             long pos = out.consumerPosition();
             return (written > 0 && endPos[head] <= pos) || (written < count && pos != blockedAt);
         } catch (InternalError | IllegalStateException e) {
-            conn.rx.peerCorrupt("the connection's mapping failed: " + e);
+            broken(e);
             return true;
         } finally {
             conn.txLock.unlock();
@@ -173,6 +167,15 @@ final class ShmTransmitter {
         }
         busy = count > 0;
         return any;
+    }
+
+    /**
+     * The ring is corrupt ({@link RingCorruptException}), or its mapping faulted (the file was truncated: SIGBUS,
+     * raised as an {@link InternalError}) or is gone: the connection fails as corrupted by the peer.
+     */
+    private void broken(Throwable e) {
+        conn.rx.peerCorrupt(e instanceof RingCorruptException ? e.getMessage()
+                : "the connection's mapping failed: " + e);
     }
 
     /**
@@ -279,23 +282,7 @@ final class ShmTransmitter {
             return writeList(list == SHARED ? Records.SEND_SHARED : Records.SEND_XMEM, Records.SEND_XMEM_HEADER, wr,
                     flags, len, 0, list == SHARED);
         }
-        while (fragOffset < len) {
-            int n = (int) Math.min(fragPayload, len - fragOffset);
-            long p = out.tryClaim(Records.SEND_FRAG, Records.SEND_FRAG_HEADER + n);
-            if (p < 0) {
-                return false;
-            }
-            boolean last = fragOffset + n == len;
-            ring.set(ValueLayout.JAVA_INT, p + Records.FLAGS_OFFSET, flags | (last ? Records.LAST : 0));
-            ring.set(ValueLayout.JAVA_INT, p + Records.COUNT_OFFSET, 0);
-            ring.set(ValueLayout.JAVA_LONG, p + Records.SEND_TOTAL_OFFSET, len);
-            ring.set(ValueLayout.JAVA_LONG, p + Records.SEND_FRAG_START_OFFSET, fragOffset);
-            wr.gather(fragOffset, ring, p + Records.SEND_FRAG_HEADER, n);
-            out.commit(p);
-            fragOffset += n;
-        }
-        fragOffset = 0;
-        return true;
+        return writeFragments(wr, len, true, flags);
     }
 
     private boolean writeRdmaWrite(WorkRequest wr) throws RingCorruptException {
@@ -317,18 +304,35 @@ final class ShmTransmitter {
             return writeList(list == SHARED ? Records.WRITE_SHARED : Records.WRITE_XMEM, Records.WRITE_XMEM_HEADER, wr,
                     wr.remoteContext(), wr.remoteAddress(), len, list == SHARED);
         }
+        return writeFragments(wr, len, false, 0);
+    }
+
+    /**
+     * Writes {@code wr}'s {@code len} bytes from {@link #fragOffset} on as Send fragments ({@code send}, with
+     * {@code flags}) or RDMA Write fragments; false when the ring is full (the fragments written so far are
+     * kept and the next call goes on from there).
+     */
+    private boolean writeFragments(WorkRequest wr, long len, boolean send, int flags) throws RingCorruptException {
+        int header = send ? Records.SEND_FRAG_HEADER : Records.WRITE_FRAG_HEADER;
         while (fragOffset < len) {
             int n = (int) Math.min(fragPayload, len - fragOffset);
-            long p = out.tryClaim(Records.WRITE_FRAG, Records.WRITE_FRAG_HEADER + n);
+            long p = out.tryClaim(send ? Records.SEND_FRAG : Records.WRITE_FRAG, header + n);
             if (p < 0) {
                 return false;
             }
-            ring.set(ValueLayout.JAVA_INT, p + Records.CONTEXT_OFFSET, wr.remoteContext());
             ring.set(ValueLayout.JAVA_INT, p + Records.COUNT_OFFSET, 0);
-            ring.set(ValueLayout.JAVA_LONG, p + Records.ADDRESS_OFFSET, wr.remoteAddress());
-            ring.set(ValueLayout.JAVA_LONG, p + Records.TOTAL_OFFSET, len);
-            ring.set(ValueLayout.JAVA_LONG, p + Records.WRITE_FRAG_START_OFFSET, fragOffset);
-            wr.gather(fragOffset, ring, p + Records.WRITE_FRAG_HEADER, n);
+            if (send) {
+                boolean last = fragOffset + n == len;
+                ring.set(ValueLayout.JAVA_INT, p + Records.FLAGS_OFFSET, flags | (last ? Records.LAST : 0));
+                ring.set(ValueLayout.JAVA_LONG, p + Records.SEND_TOTAL_OFFSET, len);
+                ring.set(ValueLayout.JAVA_LONG, p + Records.SEND_FRAG_START_OFFSET, fragOffset);
+            } else {
+                ring.set(ValueLayout.JAVA_INT, p + Records.CONTEXT_OFFSET, wr.remoteContext());
+                ring.set(ValueLayout.JAVA_LONG, p + Records.ADDRESS_OFFSET, wr.remoteAddress());
+                ring.set(ValueLayout.JAVA_LONG, p + Records.TOTAL_OFFSET, len);
+                ring.set(ValueLayout.JAVA_LONG, p + Records.WRITE_FRAG_START_OFFSET, fragOffset);
+            }
+            wr.gather(fragOffset, ring, p + header, n);
             out.commit(p);
             fragOffset += n;
         }

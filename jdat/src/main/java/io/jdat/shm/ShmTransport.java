@@ -8,6 +8,8 @@ import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
+import io.jdat.transport.DaemonTimer;
+import io.jdat.transport.IaTransport;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -30,28 +31,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Connection events are logged through {@link System.Logger} {@code io.jdat.shm} at {@code DEBUG}; the system
  * property {@code jdat.shm.trace=true} raises them to {@code INFO}, which the default backend prints.
  */
-final class ShmTransport implements Transport {
+final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
     static final long MAX_TRANSFER = 1L << 30;
     static final int MAX_READ_DEPTH = 64;
     static final int MAX_PRIVATE_DATA = 1024;
+    /** What {@code shm} can carry: messages and RDMA up to 1 GiB, 1 KiB of private data, IRD and ORD up to 64. */
+    private static final TransportLimits LIMITS = new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, MAX_PRIVATE_DATA,
+            MAX_READ_DEPTH, MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "shm");
     /** A qualifier is a socket file name: {@code q-<qual>}. */
     static final String LISTENER_PREFIX = "q-";
-    private static final boolean TRACE = Boolean.getBoolean("jdat.shm.trace");
-    private static final System.Logger LOG = System.getLogger("io.jdat.shm");
     private static final long FIRST_ANY_QUAL = 1024;
     /** Deadlines of connection management (request reads, accept replies). */
-    static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "jdat-shm-timer");
-        t.setDaemon(true);
-        return t;
-    });
+    static final ScheduledExecutorService TIMER = DaemonTimer.create("jdat-shm-timer");
 
     final ShmConfig config;
     final ShmFiles files;
     final ShmFiles.Instance instance;
     final ShmProgress progress;
-    private final UnixDomainSocketAddress address;
-    private final TransportLimits limits;
     /** A byte the peers probe with cross-memory attach ({@link CrossMemory#access}). */
     private final Arena probeArena = Arena.ofShared();
     final MemorySegment probe;
@@ -65,7 +61,6 @@ final class ShmTransport implements Transport {
     final Set<ShmPassive> incoming = ConcurrentHashMap.newKeySet();
     final Set<ShmConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong ports = new AtomicLong(49152);
-    private volatile boolean closed;
 
     /**
      * Opens the transport of one IA ({@code dat_ia_open}): its base directory (the {@code dir=} parameter's, else
@@ -77,12 +72,12 @@ final class ShmTransport implements Transport {
      *                      descriptor, memory or thread cannot be had
      */
     ShmTransport(String iaName, ShmConfig config) {
+        ShmFiles files = config.baseDir() != null ? ShmFiles.open(config.baseDir()) : ShmFiles.open();
+        ShmFiles.Instance instance = files.createInstance(config.name());
+        super("shm", UnixDomainSocketAddress.of(instance.directory()), LIMITS);
         this.config = config;
-        this.files = config.baseDir() != null ? ShmFiles.open(config.baseDir()) : ShmFiles.open();
-        this.instance = files.createInstance(config.name());
-        this.address = UnixDomainSocketAddress.of(instance.directory());
-        this.limits = new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, MAX_PRIVATE_DATA, MAX_READ_DEPTH,
-                MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "shm");
+        this.files = files;
+        this.instance = instance;
         CrossMemory cm = null;
         boolean opened = false;
         try {
@@ -133,22 +128,8 @@ final class ShmTransport implements Transport {
     }
 
     @Override
-    public UnixDomainSocketAddress address() {
-        return address;
-    }
-
-    @Override
-    public TransportLimits limits() {
-        return limits;
-    }
-
-    @Override
     public boolean isValidAddress(SocketAddress a) {
         return a instanceof UnixDomainSocketAddress u && u.getPath().isAbsolute();
-    }
-
-    boolean closed() {
-        return closed;
     }
 
     long nextPort() {
@@ -157,7 +138,7 @@ final class ShmTransport implements Transport {
 
     /** Whether this process may read and write the memory of {@code pid} (one probe of its probe byte). */
     synchronized boolean canReach(long pid, long probeAddress) {
-        if (prober == null || closed) {
+        if (prober == null || closed()) {
             return false;
         }
         try {
@@ -174,7 +155,7 @@ final class ShmTransport implements Transport {
 
     @Override
     public Listener listen(long connQual, boolean any, IncomingHandler handler) {
-        if (closed) {
+        if (closed()) {
             throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "the shm IA is closing");
         }
         if (any) {
@@ -199,7 +180,7 @@ final class ShmTransport implements Transport {
         try {
             l = new ShmListener(this, qual, handler);
         } catch (java.net.BindException | java.nio.file.FileAlreadyExistsException e) {
-            throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "qualifier " + qual + " in use at " + address);
+            throw new DatException(DatReturnType.CONN_QUAL_IN_USE, "qualifier " + qual + " in use at " + address());
         } catch (IOException e) {
             throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "cannot listen on qualifier " + qual + ": " + e);
         }
@@ -227,7 +208,7 @@ final class ShmTransport implements Transport {
 
     @Override
     public void close() {
-        closed = true;
+        markClosed();
         for (ShmListener l : listeners) {
             l.close();
         }
@@ -249,17 +230,5 @@ final class ShmTransport implements Transport {
         }
         // the probe byte stays readable until here: peers probe it only while connecting to us
         probeArena.close();
-    }
-
-    void trace(Object who, String what) {
-        System.Logger.Level level = TRACE ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
-        if (LOG.isLoggable(level)) {
-            LOG.log(level, who + ": " + what);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "ShmTransport[" + address + "]";
     }
 }

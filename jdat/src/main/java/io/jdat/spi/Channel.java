@@ -1,7 +1,5 @@
 package io.jdat.spi;
 
-import java.net.SocketAddress;
-
 /**
  * One established connection, as the core drives it.
  *
@@ -17,17 +15,11 @@ public interface Channel {
     /** Close mode: the peer already knows (it closed first). */
     int CLOSE_SILENT = 2;
 
-    /** {@return the local IA address} */
-    SocketAddress localAddress();
-
-    /** {@return the local port qualifier} */
+    /**
+     * {@return the local port qualifier} ({@code dat_ep_query}'s {@code local_port_qual} of the active side).
+     * The peer's address and qualifier are the core's already: the ones it connected to, or the request's.
+     */
     long localPortQual();
-
-    /** {@return the peer IA address} */
-    SocketAddress remoteAddress();
-
-    /** {@return the peer's port qualifier} */
-    long remotePortQual();
 
     /**
      * Starts one work request. The request object is the core's and stays valid until its completion is

@@ -1,20 +1,35 @@
 package io.jdat.spi;
 
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 
 /** A connection request as the transport received it; exactly one of accept, reject, refuse is called. */
 public interface IncomingRequest {
-    /** {@return the requester's IA address} */
-    SocketAddress remoteAddress();
+    /**
+     * What a connection request carries, as {@code dat_cr_query} reports it and the accepting EP keeps it.
+     *
+     * @param remoteAddress  the requester's IA address
+     * @param remotePortQual the requester's local port qualifier
+     * @param connQual       the qualifier the request was addressed to
+     * @param privateData    the requester's private data (the array is the core's to keep)
+     */
+    record Fields(SocketAddress remoteAddress, long remotePortQual, long connQual, byte[] privateData) {
+        /**
+         * The fields of a request from a peer on an IP network (iWARP over TCP, rdma_cm): its IA address is its
+         * host (port 0), its port qualifier its port.
+         *
+         * @param peer        the peer's socket address
+         * @param connQual    the qualifier the request was addressed to
+         * @param privateData the requester's private data
+         * @return the fields
+         */
+        public static Fields fromInet(InetSocketAddress peer, long connQual, byte[] privateData) {
+            return new Fields(new InetSocketAddress(peer.getAddress(), 0), peer.getPort(), connQual, privateData);
+        }
+    }
 
-    /** {@return the requester's local port qualifier} */
-    long remotePortQual();
-
-    /** {@return the qualifier the request was addressed to} */
-    long connQual();
-
-    /** {@return the requester's private data (the array is the core's to keep)} */
-    byte[] privateData();
+    /** {@return what the request carries}: the same object on every call */
+    Fields fields();
 
     /**
      * Accepts. The transport completes the handshake asynchronously and reports to {@code passive}:

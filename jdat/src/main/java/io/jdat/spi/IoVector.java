@@ -148,19 +148,7 @@ public class IoVector {
      * @param length       bytes; the caller guarantees {@code vectorOffset + length <= totalLength()}
      */
     public final void scatter(long vectorOffset, MemorySegment src, long srcOffset, long length) {
-        long skip = vectorOffset;
-        for (int i = 0; i < count && length > 0; i++) {
-            long len = length(i);
-            if (skip >= len) {
-                skip -= len;
-                continue;
-            }
-            long n = Math.min(len - skip, length);
-            MemorySegment.copy(src, srcOffset, segment(i), offset(i) + skip, n);
-            srcOffset += n;
-            length -= n;
-            skip = 0;
-        }
+        copy(vectorOffset, src, srcOffset, length, true);
     }
 
     /**
@@ -173,6 +161,14 @@ public class IoVector {
      * @param length       bytes; the caller guarantees {@code vectorOffset + length <= totalLength()}
      */
     public final void gather(long vectorOffset, MemorySegment dst, long dstOffset, long length) {
+        copy(vectorOffset, dst, dstOffset, length, false);
+    }
+
+    /**
+     * The walk of {@link #scatter} and {@link #gather}: the entries from {@code vectorOffset} on, in order,
+     * against one contiguous region, copied into the vector ({@code intoVector}) or out of it.
+     */
+    private void copy(long vectorOffset, MemorySegment region, long regionOffset, long length, boolean intoVector) {
         long skip = vectorOffset;
         for (int i = 0; i < count && length > 0; i++) {
             long len = length(i);
@@ -181,8 +177,12 @@ public class IoVector {
                 continue;
             }
             long n = Math.min(len - skip, length);
-            MemorySegment.copy(segment(i), offset(i) + skip, dst, dstOffset, n);
-            dstOffset += n;
+            if (intoVector) {
+                MemorySegment.copy(region, regionOffset, segment(i), offset(i) + skip, n);
+            } else {
+                MemorySegment.copy(segment(i), offset(i) + skip, region, regionOffset, n);
+            }
+            regionOffset += n;
             length -= n;
             skip = 0;
         }

@@ -2,7 +2,7 @@ package io.jdat.tcp;
 
 import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.ChannelSink;
-import io.jdat.spi.Transport;
+import io.jdat.transport.OutgoingAttempt;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -13,7 +13,6 @@ import java.net.SocketException;
 import java.net.StandardSocketOptions;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The active side of connection setup ({@code dat_ep_connect}): TCP connect, MPA Request, MPA Reply, and
@@ -28,27 +27,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code max_rdma_read_in/out}), P2P with a zero-length RDMA Write as RTR unless configured off, CRC when
  * configured, never markers.
  */
-final class MpaActive implements Transport.ConnectAttempt {
-    private static final int PENDING = 0;
-    private static final int DONE = 1;
-    private static final int CANCELLED = 2;
-
+final class MpaActive extends OutgoingAttempt {
     private final TcpTransport transport;
     private final SocketChannel ch;
     private final InetSocketAddress remote;
-    private final long localPort;
     private final byte[] privateData;
     private final int ird;
     private final int ord;
     private final ActiveHandler handler;
-    private final AtomicInteger state = new AtomicInteger(PENDING);
 
     private MpaActive(TcpTransport transport, SocketChannel ch, InetSocketAddress remote, long localPort,
             byte[] privateData, int ird, int ord, ActiveHandler handler) {
+        super(localPort);
         this.transport = transport;
         this.ch = ch;
         this.remote = remote;
-        this.localPort = localPort;
         this.privateData = privateData == null ? new byte[0] : privateData;
         this.ird = Math.min(ird, Mpa.V2_VALUE_MASK);
         this.ord = Math.min(ord, Mpa.V2_VALUE_MASK);
@@ -73,16 +66,9 @@ final class MpaActive implements Transport.ConnectAttempt {
     }
 
     @Override
-    public long localPortQual() {
-        return localPort;
-    }
-
-    @Override
-    public void cancel() {
-        if (state.compareAndSet(PENDING, CANCELLED)) {
-            closeQuietly();
-            transport.attempts.remove(this);
-        }
+    protected void cancelled() {
+        closeQuietly();
+        transport.attempts.remove(this);
     }
 
     private void run() {
@@ -134,7 +120,7 @@ final class MpaActive implements Transport.ConnectAttempt {
             int ordLimit = reply.enhanced() ? Math.min(ord, reply.ird()) : ord;
             TcpConnection conn = new TcpConnection(transport, ch, crc, cfg.mulpduFor(ch), ird,
                     ordLimit, rtr, false);
-            if (!state.compareAndSet(PENDING, DONE)) {
+            if (!finish()) {
                 closeQuietly();
                 return;
             }
@@ -148,7 +134,7 @@ final class MpaActive implements Transport.ConnectAttempt {
             conn.start(sink);
             transport.trace(conn, "established (active, crc " + crc + ", ord " + ordLimit + ", rtr " + rtr + ")");
         } catch (IOException | RuntimeException e) {
-            if (state.get() == PENDING) {
+            if (pending()) {
                 transport.trace(this, "connect failed: " + e);
             }
             fail(Outcome.NON_PEER);
@@ -159,7 +145,7 @@ final class MpaActive implements Transport.ConnectAttempt {
 
     private void fail(Outcome o) {
         closeQuietly();
-        if (!state.compareAndSet(PENDING, DONE)) {
+        if (!finish()) {
             return;
         }
         transport.attempts.remove(this);
@@ -189,6 +175,6 @@ final class MpaActive implements Transport.ConnectAttempt {
 
     @Override
     public String toString() {
-        return "tcp connect :" + localPort + " -> " + remote;
+        return "tcp connect :" + localPortQual() + " -> " + remote;
     }
 }

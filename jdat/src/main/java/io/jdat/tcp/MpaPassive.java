@@ -1,20 +1,19 @@
 package io.jdat.tcp;
 
 import io.jdat.spi.ChannelSink;
-import io.jdat.spi.IncomingRequest;
 import io.jdat.spi.PassiveHandler;
+import io.jdat.transport.DaemonTimer;
+import io.jdat.transport.ReceivedRequest;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32C;
 
 /**
@@ -28,24 +27,15 @@ import java.util.zip.CRC32C;
  * <p>A Request asking for markers is rejected, as {@code siw} does. The IRD/ORD we reply with are the
  * accepting EP's, clamped to what the requester offered the other way round.
  */
-final class MpaPassive implements IncomingRequest {
+final class MpaPassive extends ReceivedRequest {
     static final long REQUEST_TIMEOUT_MILLIS = 5_000;
     static final long RTR_TIMEOUT_MILLIS = 10_000;
-    static final ScheduledThreadPoolExecutor TIMER;
-
-    static {
-        TIMER = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "jdat-tcp-timer");
-            t.setDaemon(true);
-            return t;
-        });
-        TIMER.setRemoveOnCancelPolicy(true);
-    }
+    /** Deadlines of connection management (MPA requests, RTRs). */
+    static final ScheduledExecutorService TIMER = DaemonTimer.create("jdat-tcp-timer");
 
     private final TcpTransport transport;
     private final TcpListener listener;
     private final SocketChannel ch;
-    private final AtomicBoolean answered = new AtomicBoolean();
     private Mpa.Frame request;
     private InetSocketAddress remote;
 
@@ -73,34 +63,15 @@ final class MpaPassive implements IncomingRequest {
             reject(); // markers are not supported (siw does the same)
             return;
         }
+        arrived(Fields.fromInet(remote, listener.connQual(), request.privateData()));
         if (!listener.isOpen() || !listener.handler().onRequest(this)) {
             refuse();
         }
     }
 
     @Override
-    public SocketAddress remoteAddress() {
-        return new InetSocketAddress(remote.getAddress(), 0);
-    }
-
-    @Override
-    public long remotePortQual() {
-        return remote.getPort();
-    }
-
-    @Override
-    public long connQual() {
-        return listener.connQual();
-    }
-
-    @Override
-    public byte[] privateData() {
-        return request.privateData();
-    }
-
-    @Override
     public void accept(PassiveHandler passive, byte[] privateData, int rdmaReadIn, int rdmaReadOut) {
-        if (!answered.compareAndSet(false, true)) {
+        if (!claimAnswer()) {
             return;
         }
         byte[] pd = privateData == null ? new byte[0] : privateData;
@@ -211,7 +182,7 @@ final class MpaPassive implements IncomingRequest {
 
     @Override
     public void reject() {
-        if (!answered.compareAndSet(false, true)) {
+        if (!claimAnswer()) {
             return;
         }
         // From here the reject owns the stream: an IA closing right after dat_cr_reject must not cut the Reply
@@ -235,7 +206,7 @@ final class MpaPassive implements IncomingRequest {
 
     @Override
     public void refuse() {
-        answered.set(true);
+        markAnswered();
         try {
             ch.setOption(StandardSocketOptions.SO_LINGER, 0);
         } catch (IOException | RuntimeException e) {

@@ -116,23 +116,8 @@ final class TcpConnection implements Channel, ProgressThread.Polled {
     // ------------------------------------------------------------------ Channel
 
     @Override
-    public SocketAddress localAddress() {
-        return transport.address();
-    }
-
-    @Override
     public long localPortQual() {
         return local.getPort();
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-        return new InetSocketAddress(remote.getAddress(), 0);
-    }
-
-    @Override
-    public long remotePortQual() {
-        return remote.getPort();
     }
 
     @Override

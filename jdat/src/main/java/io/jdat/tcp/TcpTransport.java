@@ -8,6 +8,7 @@ import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
+import io.jdat.transport.IaTransport;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -25,25 +26,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Connection events are logged through {@link System.Logger} {@code io.jdat.tcp} at {@code DEBUG}; the system
  * property {@code jdat.tcp.trace=true} raises them to {@code INFO}, which the default backend prints.
  */
-final class TcpTransport implements Transport {
+final class TcpTransport extends IaTransport<InetSocketAddress> {
     /** Messages and RDMA up to 1 GiB; the configured private data; IRD and ORD up to 64. */
     static final long MAX_TRANSFER = 1L << 30;
     static final int MAX_READ_DEPTH = 64;
-    private static final boolean TRACE = Boolean.getBoolean("jdat.tcp.trace");
-    private static final System.Logger LOG = System.getLogger("io.jdat.tcp");
 
     final TcpConfig config;
     final TcpProgress progress;
-    private final InetSocketAddress address;
-    private final TransportLimits limits;
     final Set<TcpListener> listeners = ConcurrentHashMap.newKeySet();
     final Set<MpaActive> attempts = ConcurrentHashMap.newKeySet();
     final Set<MpaPassive> incoming = ConcurrentHashMap.newKeySet();
     final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
 
     TcpTransport(String iaName, TcpConfig config) {
-        this.config = config;
         InetAddress host = config.bindHost();
         if (host.isAnyLocalAddress()) {
             try {
@@ -52,29 +47,15 @@ final class TcpTransport implements Transport {
                 host = InetAddress.getLoopbackAddress();
             }
         }
-        this.address = new InetSocketAddress(host, 0);
-        this.limits = new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, config.maxPd(), MAX_READ_DEPTH, MAX_READ_DEPTH,
-                Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT, "tcp");
+        super("tcp", new InetSocketAddress(host, 0), new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, config.maxPd(),
+                MAX_READ_DEPTH, MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT, "tcp"));
+        this.config = config;
         this.progress = new TcpProgress(iaName);
-    }
-
-    @Override
-    public InetSocketAddress address() {
-        return address;
-    }
-
-    @Override
-    public TransportLimits limits() {
-        return limits;
     }
 
     @Override
     public boolean isValidAddress(SocketAddress a) {
         return a instanceof InetSocketAddress i && !i.isUnresolved();
-    }
-
-    boolean closed() {
-        return closed;
     }
 
     /** True when {@code qual} names a TCP port (1..65535): the only qualifiers tcp serves; no other aliases one. */
@@ -132,7 +113,7 @@ final class TcpTransport implements Transport {
      */
     @Override
     public void closeGracefully() {
-        closed = true;
+        markClosed();
         for (TcpListener l : listeners) {
             l.close();
         }
@@ -150,7 +131,7 @@ final class TcpTransport implements Transport {
 
     @Override
     public void close() {
-        closed = true;
+        markClosed();
         for (TcpListener l : listeners) {
             l.close();
         }
@@ -164,17 +145,5 @@ final class TcpTransport implements Transport {
             c.abandon();
         }
         progress.shutdown();
-    }
-
-    void trace(Object who, String what) {
-        System.Logger.Level level = TRACE ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
-        if (LOG.isLoggable(level)) {
-            LOG.log(level, who + ": " + what);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "TcpTransport[" + address + "]";
     }
 }

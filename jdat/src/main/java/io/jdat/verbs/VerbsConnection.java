@@ -440,21 +440,6 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     // ================================================================== Channel
 
     @Override
-    public SocketAddress localAddress() {
-        return new InetSocketAddress(t.config.address(), 0);
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-        return new InetSocketAddress(remote.getAddress(), 0);
-    }
-
-    @Override
-    public long remotePortQual() {
-        return remote.getPort();
-    }
-
-    @Override
     public void submit(WorkRequest wr) {
         if (state != UP) {
             return; // closed: the core flushes it

@@ -15,7 +15,6 @@ import io.jdat.spi.Transport;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 
 /**
  * A listening qualifier ({@code dat_psp_create}, {@code dat_rsp_create}): an rdma_cm id bound to the IA's
@@ -107,7 +106,7 @@ final class VerbsListener implements Transport.Listener, VerbsTransport.CmHandle
     final class Request implements IncomingRequest {
         private final MemorySegment id;
         private final InetSocketAddress from;
-        private final byte[] privateData;
+        private final Fields fields;
         private final int peerIrd;
         private final int peerOrd;
         private boolean answered;
@@ -115,29 +114,14 @@ final class VerbsListener implements Transport.Listener, VerbsTransport.CmHandle
         Request(MemorySegment id, InetSocketAddress from, byte[] privateData, int peerIrd, int peerOrd) {
             this.id = id;
             this.from = from;
-            this.privateData = privateData;
+            this.fields = Fields.fromInet(from, connQual, privateData);
             this.peerIrd = peerIrd;
             this.peerOrd = peerOrd;
         }
 
         @Override
-        public SocketAddress remoteAddress() {
-            return new InetSocketAddress(from.getAddress(), 0);
-        }
-
-        @Override
-        public long remotePortQual() {
-            return from.getPort();
-        }
-
-        @Override
-        public long connQual() {
-            return connQual;
-        }
-
-        @Override
-        public byte[] privateData() {
-            return privateData;
+        public Fields fields() {
+            return fields;
         }
 
         private synchronized boolean answer() {

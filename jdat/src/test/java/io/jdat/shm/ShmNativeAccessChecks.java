@@ -43,7 +43,8 @@ class ShmNativeAccessChecks {
         } else {
             assertFalse(CrossMemory.isSupported());
             assertTrue(CrossMemory.available().isEmpty());
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, CrossMemory::probe);
+            CrossMemoryException e = assertThrows(CrossMemoryException.class, CrossMemory::probe);
+            assertEquals(CrossMemoryException.Reason.NOT_SUPPORTED, e.reason());
             assertTrue(e.getMessage().contains("--enable-native-access=ALL-UNNAMED"), e.getMessage());
         }
     }
