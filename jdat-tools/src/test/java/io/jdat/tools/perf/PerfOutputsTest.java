@@ -80,10 +80,11 @@ class PerfOutputsTest {
         assertEquals(0, r.exitCode(), r.err());
         String header = r.out().lines().filter(l -> l.startsWith("operation")).findFirst().orElseThrow();
         assertTrue(header.matches("operation\\s+size\\s+min (µ|u)s\\s+median (µ|u)s\\s+avg (µ|u)s\\s+stdev (µ|u)s\\s+"
-                + "p99 (µ|u)s\\s+p99\\.9 (µ|u)s\\s+max (µ|u)s\\s+MB/s\\s+msg/s"), header);
+                + "p99 (µ|u)s\\s+p99\\.9 (µ|u)s\\s+max (µ|u)s\\s+MB/s\\s+msg/s\\s+CPU (µ|u)s/msg"), header);
         PerfCommandTest.assertRow(r.out(), "RDMA read", "64 B", false);
         PerfCommandTest.assertRow(r.out(), "send stream", "64 KiB", true);
         assertTrue(r.out().contains("msg/s: messages per second, 1/avg for latency rows"), r.out());
+        assertTrue(r.out().contains("CPU time of both sides' processes (every thread) per message"), r.out());
     }
 
     @Test
