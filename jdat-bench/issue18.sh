@@ -79,30 +79,7 @@ rec() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >> "$TSV"; }   # key rep value p99 cp
 n_of() { echo $(( $1 / SCALE > 100 ? $1 / SCALE : 100 )); }
 
 # ---------------------------------------------------------------- process control
-BG_PIDS=()
-FG=""
-sig() { kill "-$1" -- "-$2" 2>/dev/null || kill "-$1" "$2" 2>/dev/null; }
-start_server() { local logf="$1"; shift; "$@" > "$logf" 2>&1 & SRV=$!; BG_PIDS+=("$SRV"); }
-stop_server() {
-    local pid="$1"
-    if kill -0 "$pid" 2>/dev/null; then
-        for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-        kill -0 "$pid" 2>/dev/null && sig TERM "$pid"
-        for _ in 1 2 3 4 5; do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-        kill -0 "$pid" 2>/dev/null && sig KILL "$pid"
-    fi
-    wait "$pid" 2>/dev/null
-}
-run_client() { local logf="$1"; shift; "$@" > "$logf" 2>&1 & FG=$!; wait "$FG"; local rc=$?; FG=""; return $rc; }
-cleanup() {
-    local p
-    [ -n "$FG" ] && sig TERM "$FG"
-    for p in "${BG_PIDS[@]:-}"; do [ -n "$p" ] && kill -0 "$p" 2>/dev/null && sig TERM "$p"; done
-    sleep 0.3
-    for p in "${BG_PIDS[@]:-}"; do [ -n "$p" ] && kill -0 "$p" 2>/dev/null && sig KILL "$p"; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$HERE/processes.sh"
 
 # ---------------------------------------------------------------- set-up
 echo "load before: $(uptime)" >> "$NOTES"
@@ -162,10 +139,10 @@ perf_two() {
             --no-verify --json "$@"; then
         note "jdat perf --ia $ia ($tag, run $r) failed: $(grep -hm1 . "$f.json" "$f.srv" 2>/dev/null | head -2 | tr '\n' ' ')"
         JDAT_OK=0
-        stop_server "$srv"
+        stop_server "$srv" 2
         return 1
     fi
-    stop_server "$srv"
+    stop_server "$srv" 2
     jdat_rows "$f.json" "$key" "$r"
 }
 perf_one() { # perf_one IA KEY REP TAG ARGS...: both sides in one process
@@ -212,7 +189,7 @@ ucx() {
     local srv=$SRV; sleep 0.3
     UCX_TLS=$tls run_client "$f.cli" timeout 60 ucx_perftest 127.0.0.1 -p "$QUAL" -t "$t" -s "$s" -n "$n" \
         -w $((n / 10 + 10)) -f
-    stop_server "$srv"
+    stop_server "$srv" 2
     line=$(grep -E '^[ A-Za-z:]*[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ *$' "$f.cli" | tail -1)
     if [ -z "$line" ]; then note "ucx $tls $t $s (run $r) failed (see $f.cli)"; return; fi
     set -- $(echo "$line" | awk '{for (i = NF - 7; i <= NF; i++) printf "%s ", $i}')
@@ -239,7 +216,7 @@ fi_run() {
     start_server "$f.srv" timeout 60 fi_pingpong -p "$prov" -e "$ep" -I "$n" -S 64 -B "$QUAL"
     local srv=$SRV; sleep 0.3
     run_client "$f.cli" timeout 60 fi_pingpong -p "$prov" -e "$ep" -I "$n" -S 64 -P "$QUAL" 127.0.0.1
-    stop_server "$srv"
+    stop_server "$srv" 2
     line=$(grep -E '^[0-9]+[kmg]? ' "$f.cli" | tail -1)
     us=$(echo "$line" | awk '{print $7}')
     if [ -n "$us" ]; then rec "fi:$prov:pingpong" "$r" "$us" "" ""; else note "fi_pingpong $prov (run $r) failed (see $f.cli)"; fi

@@ -66,23 +66,6 @@ record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, in
                 tests, durationNanos, waitMode, verify, sharedMemory, perOpBuffers);
     }
 
-    /** The same settings with a buffer per outstanding stream transfer, or one buffer pair. */
-    PerfConfig withPerOpBuffers(boolean perOp) {
-        return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeoutSeconds, ops,
-                tests, durationNanos, waitMode, verify, sharedMemory, perOp);
-    }
-
-    /** The same settings, waiting for completions ({@code dat_evd_wait}) or polling. */
-    PerfConfig withWaitMode(boolean wait) {
-        return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeoutSeconds, ops,
-                tests, durationNanos, wait, verify, sharedMemory, perOpBuffers);
-    }
-
-    /** The same settings, verifying every transfer or not. */
-    PerfConfig withVerify(boolean check) {
-        return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeoutSeconds, ops,
-                tests, durationNanos, waitMode, check, sharedMemory, perOpBuffers);
-    }
 
     /** Whether the latency tests run. */
     boolean latency() {
