@@ -518,6 +518,59 @@ class PerfOptionsTest {
     }
 
     /**
+     * The serving side polls for as long as a round takes, like the barrier it replaced: a round longer than the
+     * timeout (a slow stream on a loaded machine) is no failure.
+     */
+    @Test
+    void servingOutlastsTheTimeout() {
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, List.of(64 * 1024L),
+                1 << 20, 4, 1, EnumSet.of(PerfOp.RDMA_WRITE), EnumSet.of(PerfTest.BANDWIDTH), 0, false, false, false,
+                false);
+        StringWriter out = new StringWriter();
+        assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c),
+                List.of(new SlowRound())));
+    }
+
+    /** An RDMA write stream whose one round takes 1.5 s, longer than a 1 s timeout. */
+    static final class SlowRound implements Measurement {
+        private final Stream real = new Stream(Stream.Kind.WRITE, 64 * 1024);
+
+        @Override
+        public String operation() {
+            return real.operation();
+        }
+
+        @Override
+        public long size() {
+            return real.size();
+        }
+
+        @Override
+        public void server(PerfSession s) {
+            real.server(s);
+        }
+
+        @Override
+        public PerfResult client(PerfSession s) {
+            s.sync.decide("round", 1);
+            s.sync.await("ready");
+            try {
+                Thread.sleep(1500);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            s.ep().postRdmaWrite(1, s.iov(s.layout.bulk(0), 64 * 1024), 0, s.remote(s.layout.bulk(0), 64 * 1024),
+                    CompletionFlags.DEFAULT);
+            s.poller.dto(s.side.reqEvd, 0, 64 * 1024, "write");
+            s.sendEndMark(s.nextMark());
+            s.sync.await("done");
+            s.sync.await("verified");
+            s.sync.decide("round", 0);
+            return PerfResult.bandwidth(real.operation(), real.size(), 1, 1);
+        }
+    }
+
+    /**
      * Issue 18: the CPU time per message is in every output: polling keeps both sides' threads busy, so a polled
      * ping-pong costs at least one one-way time of CPU per message; the JSON has it per row.
      */
