@@ -32,7 +32,8 @@
 # message, a ping-pong iteration being two). Every tool runs under `timeout`; servers are stopped by PID. The load
 # (`uptime`) before and after goes into the table: on a 2-core machine any third busy thread ruins busy-polling
 # figures, so take figures on a quiet machine. Exit code 0 when the jdat runs succeeded, 1 when one failed,
-# 2 on a usage error. Budget: about 4 minutes on a quiet machine with the default 3 repetitions.
+# 2 on a usage error. Every test is short (about a second on a quiet machine), so three repetitions should take a
+# few minutes there; under a load of 10 (three busy JVMs and a qemu VM on the 2 cores) they took 22 minutes.
 set -u
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -224,7 +225,7 @@ fi_run() {
 g_spin() {
     local f="$RAW/spin_r$1" med
     if [ ! -f "$PEERS/JvmSpinPingPong.java" ]; then note "spin: no $PEERS/JvmSpinPingPong.java: skipped"; return; fi
-    run_client "$f" timeout 120 "$JAVA" "$PEERS/JvmSpinPingPong.java" "$(n_of 2000000)" 64
+    run_client "$f" timeout 120 "$JAVA" "$PEERS/JvmSpinPingPong.java" "$(n_of 300000)" 64
     med=$(grep '^RESULT' "$f" | grep 'mode=payload' | tr ' ' '\n' | sed -n 's/^batch_rtt_ns_median_chunk=//p' | head -1)
     if [ -n "$med" ]; then rec "spin:mem:payload64" "$1" "$(awk "BEGIN { printf \"%.4f\", $med / 2000 }")" "" ""
     else note "spin (run $1) failed (see $f)"; fi
