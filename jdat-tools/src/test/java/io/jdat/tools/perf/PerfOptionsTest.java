@@ -587,6 +587,40 @@ class PerfOptionsTest {
                 .find(), "the CPU column of the wait row: " + w.out());
     }
 
+    /**
+     * In two processes the server's CPU time travels with the round barriers ({@link Sync#learn} sends it, {@link
+     * Sync#decide} keeps it) and the meter adds the server's share of the measured rounds to this process's; a
+     * server that sends none (an older version) makes the figure unknown rather than half of it.
+     */
+    @Test
+    void cpuMeterAddsTheServersShareInTwoProcesses() {
+        List<String> sent = new ArrayList<>();
+        long[] serverCpu = {1_000_000_000L};
+        Sync client = new Sync((phase, note) -> Long.toString(serverCpu[0]));
+        CpuMeter meter = new CpuMeter(client);
+        client.decide("round", 10);
+        meter.round(true);
+        serverCpu[0] += 3_000_000L; // the server's CPU time during the measured round
+        client.decide("round", 0);
+        meter.round(false);
+        long both = meter.nanos();
+        assertTrue(both >= 3_000_000L && both < 3_000_000L + 5_000_000_000L, Long.toString(both));
+        Sync server = new Sync((phase, note) -> {
+            sent.add(note);
+            return "10";
+        });
+        assertEquals(10, server.learn("round"));
+        assertTrue(Long.parseLong(sent.getFirst()) > 0, "the server sends its CPU time: " + sent);
+        Sync old = new Sync((phase, note) -> "");
+        CpuMeter unknown = new CpuMeter(old);
+        old.decide("round", 10);
+        unknown.round(true);
+        old.decide("round", 0);
+        unknown.round(false);
+        assertEquals(-1, unknown.nanos());
+        assertTrue(Double.isNaN(PerfResult.bandwidth("send stream", 64, 10, 1000).withCpu(-1).cpuMicrosPerMessage()));
+    }
+
     /** The process CPU clock advances with this thread's work (at most 10 s of wall time on a loaded machine). */
     @Test
     void processCpuAdvancesWithWork() {
