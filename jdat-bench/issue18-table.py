@@ -121,7 +121,8 @@ def main():
           "tcp, one process on mem; its median one-way latency, stream MB/s. UCX: ucx_perftest's typical (p50) "
           "latency and overall bandwidth; libfabric: fi_pingpong's usec/xfer (mean); spin limit: "
           "JvmSpinPingPong.java's median chunk. CPU µs/msg: both processes' CPU time per message (a ping-pong "
-          "iteration is two messages; polling keeps both sides' threads busy, so it is about two one-way times).")
+          "iteration is two messages; polling keeps both sides' threads busy, so it is about two one-way times). "
+          "A bandwidth row's goal is met when the better of its windows reaches it.")
     if notes:
         for line in open(notes):
             if line.strip():
