@@ -470,20 +470,9 @@ class PerfOptionsTest {
         assertTrue(c.out().lines().skip(1).allMatch(l -> l.endsWith(",poll," + buffers)), c.out());
     }
 
-    /** A stream whose writes never reach the one target buffer fails verification (the server checks it). */
-    @Test
-    void onePairVerificationSeesAMissingWrite() {
-        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, 64 * 1024, 1 << 20, 4, 5);
-        StringWriter out = new StringWriter();
-        ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c,
-                new ResultTable(new PrintWriter(out), c), List.of(new WritesElsewhere()))));
-        assertTrue(f.getMessage().startsWith("data verification failed: server: RDMA write stream 64 KiB (the buffer "
-                + "after the round)"), f.getMessage());
-    }
-
-    /** An RDMA write stream whose client writes into the peer's control slot instead of its bulk buffer. */
-    static final class WritesElsewhere implements Measurement {
-        private final Stream real = new Stream(Stream.Kind.WRITE, 64 * 1024);
+    /** A 64 KiB RDMA write stream whose server is the real one and whose client a test writes. */
+    abstract static class ServedWriteStream implements Measurement {
+        final Stream real = new Stream(Stream.Kind.WRITE, 64 * 1024);
 
         @Override
         public String operation() {
@@ -499,7 +488,21 @@ class PerfOptionsTest {
         public void server(PerfSession s) {
             real.server(s);
         }
+    }
 
+    /** A stream whose writes never reach the one target buffer fails verification (the server checks it). */
+    @Test
+    void onePairVerificationSeesAMissingWrite() {
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, 64 * 1024, 1 << 20, 4, 5);
+        StringWriter out = new StringWriter();
+        ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c,
+                new ResultTable(new PrintWriter(out), c), List.of(new WritesElsewhere()))));
+        assertTrue(f.getMessage().startsWith("data verification failed: server: RDMA write stream 64 KiB (the buffer "
+                + "after the round)"), f.getMessage());
+    }
+
+    /** An RDMA write stream whose client writes into the peer's control slot instead of its bulk buffer. */
+    static final class WritesElsewhere extends ServedWriteStream {
         @Override
         public PerfResult client(PerfSession s) {
             long n = s.sync.decide("RDMA write stream 64 KiB round", 4);
@@ -532,24 +535,7 @@ class PerfOptionsTest {
     }
 
     /** An RDMA write stream whose one round takes 1.5 s, longer than a 1 s timeout. */
-    static final class SlowRound implements Measurement {
-        private final Stream real = new Stream(Stream.Kind.WRITE, 64 * 1024);
-
-        @Override
-        public String operation() {
-            return real.operation();
-        }
-
-        @Override
-        public long size() {
-            return real.size();
-        }
-
-        @Override
-        public void server(PerfSession s) {
-            real.server(s);
-        }
-
+    static final class SlowRound extends ServedWriteStream {
         @Override
         public PerfResult client(PerfSession s) {
             s.sync.decide("round", 1);
