@@ -98,29 +98,7 @@ iters_for() { # iterations of a ping-pong at SIZE
 }
 
 # ---------------------------------------------------------------- process control (as peers-tcp.sh)
-BG_PIDS=()
-FG=""
-sig() { kill "-$1" -- "-$2" 2>/dev/null || kill "-$1" "$2" 2>/dev/null; }
-start_server() { local logf="$1"; shift; "$@" > "$logf" 2>&1 & SRV=$!; BG_PIDS+=("$SRV"); }
-stop_server() {
-    local pid="$1"
-    if kill -0 "$pid" 2>/dev/null; then
-        sig TERM "$pid"
-        for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-        kill -0 "$pid" 2>/dev/null && sig KILL "$pid"
-    fi
-    wait "$pid" 2>/dev/null
-}
-run_client() { local logf="$1"; shift; "$@" > "$logf" 2>&1 & FG=$!; wait "$FG"; local rc=$?; FG=""; return $rc; }
-cleanup() {
-    local p
-    [ -n "$FG" ] && sig TERM "$FG"
-    for p in "${BG_PIDS[@]:-}"; do [ -n "$p" ] && kill -0 "$p" 2>/dev/null && sig TERM "$p"; done
-    sleep 0.3
-    for p in "${BG_PIDS[@]:-}"; do [ -n "$p" ] && kill -0 "$p" 2>/dev/null && sig KILL "$p"; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$HERE/processes.sh"
 
 log "output: $OUT; IA $IA ($KIND peers); sizes $SIZES; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
 

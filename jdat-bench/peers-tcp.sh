@@ -88,33 +88,7 @@ calc() { awk "BEGIN { v = $1; if (v != v) print \"\"; else printf \"%.4f\", v }"
 rec() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$TSV"; }   # peer test size rep oneway bw basis
 
 # ---------------------------------------------------------------- process control
-BG_PIDS=()
-FG=""
-# `timeout` puts itself and the tool in a new process group: signalling -PID reaches both, nothing else.
-sig() { kill "-$1" -- "-$2" 2>/dev/null || kill "-$1" "$2" 2>/dev/null; }
-start_server() { # start_server LOG cmd... : sets SRV (pid)
-    local logf="$1"; shift
-    "$@" > "$logf" 2>&1 &
-    SRV=$!
-    BG_PIDS+=("$SRV")
-}
-stop_server() { # stop_server PID : TERM, then KILL after 2 s
-    local pid="$1"
-    if kill -0 "$pid" 2>/dev/null; then
-        sig TERM "$pid"
-        for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-        kill -0 "$pid" 2>/dev/null && sig KILL "$pid"
-    fi
-    wait "$pid" 2>/dev/null
-}
-run_client() { # run_client LOG cmd... : in the background and waited for, so that Ctrl-C acts at once
-    local logf="$1"; shift
-    "$@" > "$logf" 2>&1 &
-    FG=$!
-    wait "$FG"; local rc=$?
-    FG=""
-    return $rc
-}
+. "$(dirname "${BASH_SOURCE[0]}")/processes.sh"
 wait_listening() { # wait_listening PORT SERVER_PID : up to 5 s; false if the server died first
     local i
     for i in $(seq 1 50); do
@@ -128,15 +102,6 @@ wait_listening() { # wait_listening PORT SERVER_PID : up to 5 s; false if the se
     done
     return 1
 }
-cleanup() {
-    local p
-    [ -n "$FG" ] && sig TERM "$FG"
-    for p in "${BG_PIDS[@]:-}"; do [ -n "$p" ] && kill -0 "$p" 2>/dev/null && sig TERM "$p"; done
-    sleep 0.3
-    for p in "${BG_PIDS[@]:-}"; do [ -n "$p" ] && kill -0 "$p" 2>/dev/null && sig KILL "$p"; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 # with_server NAME SRV_LOG CLI_LOG "server cmd" "client cmd" : a fresh port per attempt (PORT is
 # substituted into both commands), 3 attempts if the server does not come up; returns the client's status

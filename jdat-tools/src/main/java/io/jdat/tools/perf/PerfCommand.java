@@ -117,6 +117,12 @@ public final class PerfCommand implements Callable<Integer> {
             + "default: sequence stamps and payload patterns of every transfer).")
     private boolean noVerify;
 
+    @Option(names = "--buffers", paramLabel = "LAYOUT", defaultValue = "one",
+            description = "The streams' buffers: one (a pair, which every transfer reuses, as ucx_perftest and "
+                    + "fi_pingpong do: the default) or per-op (a buffer per outstanding transfer: 2 x --window + 1 "
+                    + "per side, out of cache). A two-process server follows the client.")
+    private String buffers;
+
     @Option(names = "--memory", paramLabel = "KIND", defaultValue = "native",
             description = "The buffers: native (an Arena's memory, the default) or shared (DAT shared memory, "
                     + "io.jdat.shm.ShmMemory: an shm IA's peer maps it and copies once, no cross-memory attach). "
@@ -170,7 +176,7 @@ public final class PerfCommand implements Callable<Integer> {
         require(acceptTimeout >= 0, "--accept-timeout must not be negative");
         if (twoProcess.server()) {
             List<String> settings = given("--op", "--test", "--sizes", "--iterations", "--duration", "--warmup",
-                    "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory");
+                    "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory", "--buffers");
             require(settings.isEmpty(), "--server takes its settings from the client: drop "
                     + String.join(", ", settings) + " here and give them to the --client");
             List<String> outputs = given("--csv", "--hgrm", "--plot");
@@ -262,7 +268,7 @@ public final class PerfCommand implements Callable<Integer> {
                     + " or add --test latency");
         }
         if (!bandwidth) {
-            List<String> unused = given("--bw-size", "--bw-bytes", "--window");
+            List<String> unused = given("--bw-size", "--bw-bytes", "--window", "--buffers");
             require(unused.isEmpty(), String.join(" and ", unused) + verb(unused) + " the bandwidth tests, which "
                     + "--test latency leaves out: drop " + (unused.size() > 1 ? "them" : "it")
                     + " or add --test bandwidth");
@@ -291,7 +297,7 @@ public final class PerfCommand implements Callable<Integer> {
             }
             require(window >= 1 && window <= 1024, "--window must be 1..1024");
             long max = bw.stream().mapToLong(Long::longValue).max().orElse(0);
-            require((2L * window + 1) * max <= MAX_REGION, "--window " + window + " x " + option + " "
+            require((perOp() ? 2L * window + 1 : 1) * max <= MAX_REGION, "--window " + window + " x " + option + " "
                     + Sizes.format(max) + " needs more than " + Sizes.format(MAX_REGION) + " of memory per side: "
                     + "use a smaller --window or size");
         }
@@ -301,13 +307,20 @@ public final class PerfCommand implements Callable<Integer> {
         require(warmup >= 0, "--warmup must not be negative");
         require(bwBytes >= 1, "--bw-bytes must be positive");
         require(memory.equals("native") || memory.equals("shared"), "--memory is native or shared, not " + memory);
+        require(buffers.equals("one") || buffers.equals("per-op"), "--buffers is one (a buffer pair, the default) "
+                + "or per-op (a buffer per outstanding transfer), not " + buffers);
         boolean shared = memory.equals("shared");
         String ia = iaOption.name();
         require(!shared || PerfSide.isShm(ia), "--memory shared is DAT shared memory of the shm provider: use it "
                 + "with an shm IA (--ia shm)");
         return new PerfConfig(ia, connQualOption.value(), latSizes, warmup, iterations, bw, bwBytes, window,
                 timeoutOption.seconds(spec), opSet, testSet,
-                timed ? durationNanos : 0, waitMode, !noVerify, shared);
+                timed ? durationNanos : 0, waitMode, !noVerify, shared, perOp());
+    }
+
+    /** Whether {@code --buffers per-op} was asked for. */
+    private boolean perOp() {
+        return "per-op".equals(buffers);
     }
 
     /** Whether a size option says {@code all} (alone: anything else with it is a usage error). */

@@ -25,10 +25,13 @@ import java.util.Set;
  * @param verify         check the data of every transfer
  * @param sharedMemory   allocate both sides' buffers as {@link io.jdat.shm.ShmMemory} (an {@code shm} IA only):
  *                       the peer then maps them and copies once, instead of cross-memory attach
+ * @param perOpBuffers   give every outstanding stream transfer its own buffer ({@code --buffers per-op}: out of
+ *                       cache, {@code 2 * window + 1} bulk slots) instead of one buffer pair, which every transfer
+ *                       of a stream reuses, as {@code ucx_perftest} and {@code fi_pingpong} do (the default)
  */
 record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, List<Long> bwSizes,
         long bwBytes, int window, int timeoutSeconds, Set<PerfOp> ops, Set<PerfTest> tests, long durationNanos,
-        boolean waitMode, boolean verify, boolean sharedMemory) {
+        boolean waitMode, boolean verify, boolean sharedMemory, boolean perOpBuffers) {
     /** Immutable collections; the sets keep the enum order. */
     PerfConfig {
         sizes = List.copyOf(sizes);
@@ -54,14 +57,15 @@ record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, in
     PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, long bwSize, long bwBytes,
             int window, int timeoutSeconds) {
         this(iaName, connQual, sizes, warmup, iterations, List.of(bwSize), bwBytes, window, timeoutSeconds,
-                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false);
+                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false, false);
     }
 
     /** The same settings with another connection qualifier. */
     PerfConfig withConnQual(long qual) {
         return new PerfConfig(iaName, qual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeoutSeconds, ops,
-                tests, durationNanos, waitMode, verify, sharedMemory);
+                tests, durationNanos, waitMode, verify, sharedMemory, perOpBuffers);
     }
+
 
     /** Whether the latency tests run. */
     boolean latency() {

@@ -22,10 +22,13 @@ import org.HdrHistogram.Histogram;
  *                     transfers per second for a stream
  * @param histogram    the recorded latencies in nanoseconds (RTT for ping-pongs), or {@code null} for a stream
  * @param divisor      what the histogram's values are divided by for the row: 2 for a ping-pong (RTT/2), else 1
+ * @param cpuMicrosPerMessage CPU time both sides' processes used per message over the measured rounds, in
+ *                     microseconds (a ping-pong iteration is two messages; a read or a stream transfer one), or
+ *                     NaN when unknown
  */
 record PerfResult(String operation, long size, long count, double minMicros, double medianMicros, double meanMicros,
         double stdevMicros, double p99Micros, double p999Micros, double maxMicros, double mbPerSecond,
-        double msgPerSecond, Histogram histogram, int divisor) {
+        double msgPerSecond, Histogram histogram, int divisor, double cpuMicrosPerMessage) {
     /**
      * A latency row from a histogram of nanoseconds.
      *
@@ -41,7 +44,7 @@ record PerfResult(String operation, long size, long count, double minMicros, dou
         return new PerfResult(operation, size, h.getTotalCount(), h.getMinValue() / d,
                 h.getValueAtPercentile(50) / d, mean, h.getStdDeviation() / d, h.getValueAtPercentile(99) / d,
                 h.getValueAtPercentile(99.9) / d, h.getMaxValue() / d, Double.NaN,
-                mean > 0 ? 1e6 / mean : Double.NaN, h, divisor);
+                mean > 0 ? 1e6 / mean : Double.NaN, h, divisor, Double.NaN);
     }
 
     /**
@@ -56,7 +59,20 @@ record PerfResult(String operation, long size, long count, double minMicros, dou
     static PerfResult bandwidth(String operation, long size, long count, long nanos) {
         double seconds = Math.max(1, nanos) / 1e9;
         return new PerfResult(operation, size, count, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-                Double.NaN, Double.NaN, count * size / seconds / 1e6, count / seconds, null, 1);
+                Double.NaN, Double.NaN, count * size / seconds / 1e6, count / seconds, null, 1, Double.NaN);
+    }
+
+    /**
+     * This row with the CPU time of its measured part.
+     *
+     * @param cpuNanos the CPU time both sides used, or negative when unknown
+     * @return the row with {@link #cpuMicrosPerMessage()} set
+     */
+    PerfResult withCpu(long cpuNanos) {
+        long messages = count * divisor;
+        double perMessage = cpuNanos < 0 || messages <= 0 ? Double.NaN : cpuNanos / 1000.0 / messages;
+        return new PerfResult(operation, size, count, minMicros, medianMicros, meanMicros, stdevMicros, p99Micros,
+                p999Micros, maxMicros, mbPerSecond, msgPerSecond, histogram, divisor, perMessage);
     }
 
     /** Whether this is a latency row (it has a histogram). */

@@ -18,6 +18,11 @@ final class PerfSession {
     final Sync sync;
     final Poller poller;
     private PeerInfo peer;
+    /** End-of-round marks used so far (both sides count them in step). */
+    private long marks;
+    /** The client's end-mark source word and the server's end-mark word, once connected. */
+    private LmrTriplet[] markSource;
+    private RmrTriplet markTarget;
 
     /**
      * Creates the session of one side.
@@ -38,6 +43,55 @@ final class PerfSession {
     /** Sets the peer's region once connected. */
     void peer(PeerInfo p) {
         peer = p;
+        markSource = iov(layout.small(CONTROL_SLOT) + MARK_SOURCE, 8);
+        markTarget = remote(layout.small(CONTROL_SLOT) + MARK_TARGET, 8);
+    }
+
+    /** The small slot of the control words: the end mark, its source, the stream fence. */
+    static final int CONTROL_SLOT = 4;
+    /** Offsets in the control slot. */
+    private static final long MARK_TARGET = 0;
+    private static final long MARK_SOURCE = 64;
+    /** The word an RDMA Write stream's closing RDMA Read reads (server) into (client). */
+    static final long FENCE = 128;
+
+    /** The offset of the server's end-of-round word in this side's region. */
+    long endMarkOffset() {
+        return layout.small(CONTROL_SLOT) + MARK_TARGET;
+    }
+
+    /**
+     * The next end-of-round mark. Both sides call it once per round of the measurements that use marks, so
+     * they agree on its value without exchanging it.
+     *
+     * @return a value the server's end word has not held yet
+     */
+    long nextMark() {
+        return ++marks;
+    }
+
+    /**
+     * The client's end of a round the server serves by polling: RDMA-writes {@code mark} into the server's end
+     * word (suppressed; it is placed after every transfer posted before it on this connection).
+     *
+     * @param mark the value of {@link #nextMark()}
+     */
+    void sendEndMark(long mark) {
+        side.mem.set(java.lang.foreign.ValueLayout.JAVA_LONG, layout.small(CONTROL_SLOT) + MARK_SOURCE, mark);
+        side.ep.postRdmaWrite(1, markSource, mark, markTarget, io.jdat.CompletionFlags.SUPPRESS);
+    }
+
+    /**
+     * The server's side of a round it serves, polling as {@code ucx_perftest}'s and {@code fi_pingpong}'s responders
+     * do: dequeues its request EVD (where nothing is expected: that is what lets a software transport place the
+     * client's transfers on this thread) until the client's end mark {@code mark} arrives, however long the round
+     * takes (the client's own waits are bounded; its failure aborts this one).
+     *
+     * @param mark the value of {@link #nextMark()}
+     * @param what the measurement, for messages
+     */
+    void serveUntilMark(long mark, String what) {
+        poller.serveUntil(side.mem, endMarkOffset(), mark, what + " (serving)", side.reqEvd);
     }
 
     /** This side's registered memory. */

@@ -141,6 +141,34 @@ final class Poller {
     }
 
     /**
+     * The serving side's wait for the client's end of a round: like
+     * {@link #awaitWord(MemorySegment, long, long, String, EventDispatcher)}, dequeuing {@code quiet} between looks,
+     * but with no time limit of its own, like a phase barrier: a round may take longer than the timeout while the
+     * client is making progress; the client's waits are bounded, and its failure aborts this wait.
+     *
+     * @param seg      the memory
+     * @param offset   the word's offset (8-byte aligned)
+     * @param expected the awaited value
+     * @param what     the operation, for messages
+     * @param quiet    an EVD on which nothing is expected (an event there is a failure)
+     * @throws ToolFailure on an event on {@code quiet}
+     * @throws io.jdat.tools.cli.Aborted when the other side failed
+     */
+    void serveUntil(MemorySegment seg, long offset, long expected, String what, EventDispatcher quiet) {
+        long spins = 0;
+        while ((long) LONG.getAcquire(seg, offset) != expected) {
+            if (quiet.dequeue(event)) {
+                throw new ToolFailure(side + ": " + what + ": unexpected " + event.eventNumber() + " "
+                        + CompletionText.statusName(event.status()) + " (cookie " + event.userCookie() + ")");
+            }
+            if (++spins % CHECK_EVERY == 0) {
+                Thread.yield();
+                sync.checkAborted();
+            }
+        }
+    }
+
+    /**
      * Spins until the 8-byte word at {@code offset} is at least {@code min} (a counter the peer RDMA-writes).
      *
      * @param seg    the memory

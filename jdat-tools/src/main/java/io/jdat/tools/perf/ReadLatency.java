@@ -11,8 +11,9 @@ import org.HdrHistogram.Histogram;
 
 /**
  * RDMA Read latency: the client clears its sink, then times one blocking read of the server's pattern
- * (post, then poll or wait for the completion) and verifies what arrived. The server only provides the
- * source (and follows the client's {@link Rounds}). Reported per operation (a read is a round trip; not
+ * (post, then poll or wait for the completion) and verifies what arrived. The server provides the source,
+ * follows the client's {@link Rounds} and polls while it serves each (until the client's end mark), as
+ * {@code ucx_perftest}'s responder does, so that a software transport answers the reads on its thread. Reported per operation (a read is a round trip; not
  * halved). Without verification the sink is neither cleared nor checked.
  *
  * <p>Slots: small slot 3 on both sides (server source, client sink).
@@ -36,7 +37,7 @@ record ReadLatency(long size) implements Measurement {
         String roundPhase = what + " round";
         Pattern.fill(s.mem(), s.layout.small(3), size, SEED);
         for (long n = s.sync.learn(what + " ready"); n > 0; n = s.sync.learn(roundPhase)) {
-            // the client reads; nothing to do here
+            s.serveUntilMark(s.nextMark(), what);
         }
         s.sync.await(what + " done");
     }
@@ -56,11 +57,13 @@ record ReadLatency(long size) implements Measurement {
         String check = "client: " + what;
         Histogram h = Latency.histogram();
         Rounds rounds = Rounds.latency(s.config);
+        CpuMeter cpu = new CpuMeter(s.sync);
         long i = 0;
         long roundNanos = 0;
         for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
                 n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
             boolean measure = rounds.measuring();
+            cpu.round(measure);
             long r0 = System.nanoTime();
             for (long end = i + n; i < end; i++) {
                 if (verify) {
@@ -76,8 +79,10 @@ record ReadLatency(long size) implements Measurement {
                 }
             }
             roundNanos = System.nanoTime() - r0;
+            s.sendEndMark(s.nextMark());
         }
+        cpu.round(false);
         s.sync.await(what + " done");
-        return PerfResult.latency(NAME, size, h, 1);
+        return PerfResult.latency(NAME, size, h, 1).withCpu(cpu.nanos());
     }
 }

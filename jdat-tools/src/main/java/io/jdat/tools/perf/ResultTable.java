@@ -22,10 +22,10 @@ import java.util.Locale;
  * a chart of the run ({@code --plot FILE}, {@link PerfPlot}). Also feeds the {@link Progress} line.
  */
 final class ResultTable {
-    private static final String ROW = "%-21s %9s %9s %9s %9s %9s %9s %9s %9s %10s %12s%n";
+    private static final String ROW = "%-21s %9s %9s %9s %9s %9s %9s %9s %9s %10s %12s %11s%n";
     /** The columns of {@code --csv}. */
     static final String CSV_HEADER = "operation,size_bytes,count,min_us,median_us,mean_us,stdev_us,p99_us,p999_us,"
-            + "max_us,mb_per_s,msg_per_s";
+            + "max_us,mb_per_s,msg_per_s,cpu_us_per_msg,completions,buffers";
 
     /** How the rows are printed. */
     enum Format {
@@ -181,9 +181,11 @@ final class ResultTable {
         out.println((config.waitMode() ? "waiting (dat_evd_wait)" : "polling (dat_evd_dequeue)")
                 + (config.verify() ? "; data verified" : "; data not verified (--no-verify)")
                 + (config.sharedMemory() ? "; buffers in DAT shared memory (--memory shared)" : ""));
+        out.println(modeLine(config));
         out.println();
         out.printf(Locale.ROOT, ROW, "operation", "size", "min " + micro, "median " + micro, "avg " + micro,
-                "stdev " + micro, "p99 " + micro, "p99.9 " + micro, "max " + micro, "MB/s", "msg/s");
+                "stdev " + micro, "p99 " + micro, "p99.9 " + micro, "max " + micro, "MB/s", "msg/s",
+                "CPU " + micro + "/msg");
         out.flush();
     }
 
@@ -205,7 +207,7 @@ final class ResultTable {
             out.println(String.join(",", csvField(r.operation()), Long.toString(r.size()), Long.toString(r.count()),
                     raw(r.minMicros()), raw(r.medianMicros()), raw(r.meanMicros()), raw(r.stdevMicros()),
                     raw(r.p99Micros()), raw(r.p999Micros()), raw(r.maxMicros()), raw(r.mbPerSecond()),
-                    raw(r.msgPerSecond())));
+                    raw(r.msgPerSecond()), raw(r.cpuMicrosPerMessage()), completions(config), buffers(config)));
             out.flush();
             return;
         }
@@ -213,7 +215,7 @@ final class ResultTable {
                 number(r.medianMicros(), 2), number(r.meanMicros(), 2), number(r.stdevMicros(), 2),
                 number(r.p99Micros(), 2), number(r.p999Micros(), 2), number(r.maxMicros(), 2),
                 number(r.mbPerSecond(), r.mbPerSecond() < 100 ? 2 : 0),
-                number(r.msgPerSecond(), r.msgPerSecond() < 100 ? 2 : 0));
+                number(r.msgPerSecond(), r.msgPerSecond() < 100 ? 2 : 0), number(r.cpuMicrosPerMessage(), 2));
         out.flush();
     }
 
@@ -230,9 +232,13 @@ final class ResultTable {
         }
         out.println("msg/s: messages per second, 1/avg for latency rows (one in flight), transfers per second for "
                 + "streams;");
-        out.println("MB/s = 10^6 bytes/s.");
-        out.println(config.verify() ? "Every transfer was verified (sequence stamps and payload patterns)."
-                : "Data was not verified (--no-verify).");
+        out.println("MB/s = 10^6 bytes/s; CPU " + micro + "/msg: CPU time of both sides' processes (every thread) "
+                + "per message over the measured rounds (a ping-pong iteration is two messages).");
+        out.println(!config.verify() ? "Data was not verified (--no-verify)."
+                : config.perOpBuffers() || !config.bandwidth()
+                        ? "Every transfer was verified (sequence stamps and payload patterns)."
+                        : "Every transfer was verified (sequence stamps and payload patterns; the streams' one buffer "
+                                + "pair: the pattern all their transfers carry).");
         if (!written.isEmpty()) {
             out.println("Percentile distributions (HdrHistogram .hgrm, " + micro + "): " + written.size()
                     + " file(s) in " + outputs.hgrmDir());
@@ -267,6 +273,8 @@ final class ResultTable {
                 .append(",\"completions\":").append(config.waitMode() ? "\"wait\"" : "\"poll\"")
                 .append(",\"verified\":").append(config.verify())
                 .append(",\"memory\":").append(config.sharedMemory() ? "\"shared\"" : "\"native\"")
+                .append(",\"buffers\":").append(Json.str(buffers(config)))
+                .append(",\"serving_side\":\"polls\"")
                 .append(",\"results\":[");
         for (int i = 0; i < rows.size(); i++) {
             PerfResult r = rows.get(i);
@@ -281,7 +289,8 @@ final class ResultTable {
                     .append(",\"p999_us\":").append(json(r.p999Micros()))
                     .append(",\"max_us\":").append(json(r.maxMicros()))
                     .append(",\"mb_per_s\":").append(json(r.mbPerSecond()))
-                    .append(",\"msg_per_s\":").append(json(r.msgPerSecond()));
+                    .append(",\"msg_per_s\":").append(json(r.msgPerSecond()))
+                    .append(",\"cpu_us_per_msg\":").append(json(r.cpuMicrosPerMessage()));
             if (outputs.hgrmDir() != null && r.isLatency()) {
                 b.append(",\"hgrm\":").append(Json.str(Hgrm.path(outputs.hgrmDir(), r).toString()));
             }
@@ -309,6 +318,30 @@ final class ResultTable {
     /** Stops and erases the progress line (the run ended, or failed). */
     void stopProgress() {
         progress.close();
+    }
+
+    /**
+     * The line of the header that says how perf measures, against the peers' semantics.
+     *
+     * @param c the settings
+     * @return the line
+     */
+    static String modeLine(PerfConfig c) {
+        return (c.perOpBuffers()
+                ? "streams: a buffer per outstanding transfer (--buffers per-op, out of cache)"
+                : "streams: one buffer pair, reused by every transfer (as ucx_perftest and fi_pingpong; --buffers "
+                        + "per-op for one per outstanding transfer)")
+                + "; the serving side polls (as their responders do)";
+    }
+
+    /** The {@code completions} value of the CSV and JSON output. */
+    static String completions(PerfConfig c) {
+        return c.waitMode() ? "wait" : "poll";
+    }
+
+    /** The {@code buffers} value of the CSV and JSON output. */
+    static String buffers(PerfConfig c) {
+        return c.perOpBuffers() ? "per-op" : "one";
     }
 
     private static String list(java.util.List<String> items) {

@@ -81,11 +81,13 @@ record SendPingPong(long size) implements Measurement {
         String check = "client: " + what;
         Histogram h = Latency.histogram();
         Rounds rounds = Rounds.latency(s.config);
+        CpuMeter cpu = new CpuMeter(s.sync);
         long i = 0;
         long n;
         long roundNanos = 0;
         while ((n = s.sync.decide(roundPhase, rounds.next(roundNanos))) > 0) {
             boolean measure = rounds.measuring();
+            cpu.round(measure);
             s.sync.await(phase + " receive ready");
             long end = i + n;
             long r0 = System.nanoTime();
@@ -105,7 +107,8 @@ record SendPingPong(long size) implements Measurement {
             }
             roundNanos = System.nanoTime() - r0;
         }
+        cpu.round(false);
         s.sync.await(phase + " receive done");
-        return PerfResult.latency(NAME, size, h, 2);
+        return PerfResult.latency(NAME, size, h, 2).withCpu(cpu.nanos());
     }
 }

@@ -15,18 +15,24 @@ import java.lang.foreign.ValueLayout;
  * Reads: at most the EP's {@code max_rdma_read_out}) and polls (or waits for) their completions, in
  * {@link Rounds}: an untimed warm-up, then {@code bwBytes} in one round, or rounds until the duration is used
  * up. MB/s is 10^6 bytes per second over the client's time from the first post to the last completion of
- * each measured round. Transfers are numbered across the rounds of a measurement.
+ * each measured round. Transfers are numbered across the rounds of a measurement. The server polls while it
+ * serves a round, as {@code ucx_perftest}'s and {@code fi_pingpong}'s responders do: its receive EVD for a send
+ * stream, its request EVD until the client's end mark ({@link PerfSession#sendEndMark}) for RDMA streams.
  *
  * <p>The send stream uses credit-based flow control, as RDMA applications do: the server RDMA-writes the
  * number of receives it has posted into the client's memory, and the client never sends beyond it.
  *
- * <p>Every transfer carries a stamp (its number, or the source slot for reads) in its first and last 8
- * bytes, and a body with the pattern of its source slot. Source, target and receive rings have different
- * lengths ({@code W}, {@code W + 1}, {@code 2W + 1}), so (for {@code W >= 2}) a slot never receives the
- * same body twice in a row and a transfer that did not happen is detected. Checked: the stamps of every
- * read and received message, the full body of every {@value #SAMPLE_EVERY}th and of the last ring of each
- * round, and, after each round, every target slot of an RDMA Write stream (the last {@code W + 1} writes);
- * nothing without verification ({@code --no-verify}).
+ * <p>Buffers: by default one per side, which every transfer reuses ({@code ucx_perftest}'s and
+ * {@code fi_pingpong}'s {@code send_buffer} / {@code recv_buffer}): every transfer carries the same pattern and
+ * the stamp 1 in its first and last 8 bytes, and the sink is cleared before each round, so verification checks
+ * that the sink holds the pattern after the transfers (the stamps of every read and received message, the full
+ * body of every {@value #SAMPLE_EVERY}th, of the last window's and, for an RDMA Write stream, the target after
+ * each round). With {@code --buffers per-op}, a buffer per outstanding transfer (out of cache): every transfer
+ * carries its number as the stamp and the pattern of its source slot; source, target and receive rings have
+ * different lengths ({@code W}, {@code W + 1}, {@code 2W + 1}), so (for {@code W >= 2}) a slot never receives
+ * the same body twice in a row and a transfer that did not happen is detected; checked as above, and every
+ * target slot of an RDMA Write stream (the last {@code W + 1} writes). Nothing without verification
+ * ({@code --no-verify}).
  *
  * @param kind the operation
  * @param size bytes per transfer (a multiple of 8, at least 16)
@@ -72,11 +78,12 @@ record Stream(Kind kind, long size) implements Measurement {
     @Override
     public void server(PerfSession s) {
         int w = s.config.window();
+        boolean perOp = s.config.perOpBuffers();
         boolean verify = s.config.verify();
         MemorySegment m = s.mem();
         BufferLayout l = s.layout;
         if (kind == Kind.READ) {
-            for (int t = 0; t <= w; t++) {
+            for (int t = 0; t <= (perOp ? w : 0); t++) {
                 fillSlot(m, l.bulk(t), t, t + 1L);
             }
         }
@@ -88,18 +95,22 @@ record Stream(Kind kind, long size) implements Measurement {
             switch (kind) {
                 case WRITE -> {
                     if (verify) {
-                        m.asSlice(l.bulk(0), (w + 1) * l.bulkSlot()).fill((byte) 0);
+                        m.asSlice(l.bulk(0), (perOp ? w + 1 : 1) * l.bulkSlot()).fill((byte) 0);
                     }
                     s.sync.await(what + " ready");
+                    s.serveUntilMark(s.nextMark(), what);
                     s.sync.await(what + " done");
-                    if (verify) {
+                    if (verify && perOp) {
                         for (long k = base + Math.max(0, n - (w + 1)); k < base + n; k++) {
                             verifySlot(m, l.bulk((int) (k % (w + 1))), k % w, k + 1, "server: " + what + " #" + k);
                         }
+                    } else if (verify) {
+                        verifySlot(m, l.bulk(0), 0, 1, "server: " + what + " (the buffer after the round)");
                     }
                 }
                 case READ -> {
                     s.sync.await(what + " ready");
+                    s.serveUntilMark(s.nextMark(), what);
                     s.sync.await(what + " done");
                 }
                 case SEND -> {
@@ -123,6 +134,7 @@ record Stream(Kind kind, long size) implements Measurement {
      */
     private void receive(PerfSession s, long base, long n, int round, String what) {
         int w = s.config.window();
+        boolean perOp = s.config.perOpBuffers();
         boolean verify = s.config.verify();
         int ring = 2 * w + 1;
         MemorySegment m = s.mem();
@@ -131,10 +143,10 @@ record Stream(Kind kind, long size) implements Measurement {
         EventDispatcher recvEvd = s.side.recvEvd;
         LmrTriplet[][] iov = new LmrTriplet[ring][];
         for (int r = 0; r < ring; r++) {
-            iov[r] = s.iov(l.bulk(r), size);
+            iov[r] = s.iov(l.bulk(perOp ? r : 0), size);
         }
         if (verify) {
-            m.asSlice(l.bulk(0), ring * l.bulkSlot()).fill((byte) 0);
+            m.asSlice(l.bulk(0), (perOp ? ring : 1) * l.bulkSlot()).fill((byte) 0);
         }
         for (int r = 0; r < Math.min(ring, n); r++) {
             ep.postRecv(1, iov[r], base + r, CompletionFlags.DEFAULT);
@@ -151,11 +163,11 @@ record Stream(Kind kind, long size) implements Measurement {
             long g = base + k;
             int r = (int) (k % ring);
             s.poller.dto(recvEvd, g, size, recvWhat);
-            long off = l.bulk(r);
+            long off = l.bulk(perOp ? r : 0);
             if (verify && (k % SAMPLE_EVERY == 0 || k >= n - ring)) {
-                verifySlot(m, off, g % w, g + 1, check);
+                verifySlot(m, off, perOp ? g % w : 0, perOp ? g + 1 : 1, check);
             } else if (verify) {
-                verifyStamps(m, off, g + 1, check);
+                verifyStamps(m, off, perOp ? g + 1 : 1, check);
             }
             if (k + ring < n) {
                 ep.postRecv(1, iov[r], g + ring, CompletionFlags.DEFAULT);
@@ -169,6 +181,7 @@ record Stream(Kind kind, long size) implements Measurement {
     @Override
     public PerfResult client(PerfSession s) {
         int w = s.config.window();
+        boolean perOp = s.config.perOpBuffers();
         boolean verify = s.config.verify();
         int depth = kind == Kind.READ ? Math.min(w, s.side.readDepth) : w;
         MemorySegment m = s.mem();
@@ -178,17 +191,17 @@ record Stream(Kind kind, long size) implements Measurement {
         long[] localOff = new long[w];
         LmrTriplet[][] iov = new LmrTriplet[w][];
         for (int j = 0; j < w; j++) {
-            localOff[j] = kind == Kind.READ ? l.bulk(w + j) : l.bulk(j);
+            localOff[j] = !perOp ? l.bulk(0) : kind == Kind.READ ? l.bulk(w + j) : l.bulk(j);
             iov[j] = s.iov(localOff[j], size);
             if (kind != Kind.READ) {
-                fillSlot(m, localOff[j], j, 0);
+                fillSlot(m, localOff[j], perOp ? j : 0, perOp ? 0 : 1);
             }
         }
         RmrTriplet[] remote = new RmrTriplet[w + 1];
         for (int t = 0; t <= w; t++) {
-            remote[t] = s.remote(l.bulk(t), size);
+            remote[t] = s.remote(l.bulk(perOp ? t : 0), size);
         }
-        long fenceOff = l.small(BufferLayout.SMALL_SLOTS - 1);
+        long fenceOff = l.small(PerfSession.CONTROL_SLOT) + PerfSession.FENCE;
         LmrTriplet[] fenceIov = s.iov(fenceOff, 8);
         RmrTriplet fenceSource = s.remote(fenceOff, 8);
         String what = kind.operation + " " + Sizes.format(size);
@@ -199,6 +212,7 @@ record Stream(Kind kind, long size) implements Measurement {
             m.set(ValueLayout.JAVA_LONG, creditOffset(l, r), 0);
         }
         Rounds rounds = Rounds.bandwidth(s.config, size);
+        CpuMeter cpu = new CpuMeter(s.sync);
         long measured = 0;
         long measuredNanos = 0;
         long base = 0;
@@ -206,8 +220,12 @@ record Stream(Kind kind, long size) implements Measurement {
         int round = 0;
         for (long n = s.sync.decide(roundPhase, rounds.next(0)); n > 0;
                 n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
+            cpu.round(rounds.measuring());
             long creditOff = creditOffset(l, round);
             long credit = base + Math.min(2L * w + 1, n);
+            if (kind == Kind.READ && verify && !perOp) {
+                m.asSlice(l.bulk(0), size).fill((byte) 0);
+            }
             s.sync.await(what + " ready");
             long posted = 0;
             long t0 = System.nanoTime();
@@ -222,13 +240,13 @@ record Stream(Kind kind, long size) implements Measurement {
                             credit = s.poller.awaitAtLeast(m, creditOff, base + posted + 1, creditWhat);
                         }
                     }
-                    post(m, ep, localOff, iov, remote, base + posted);
+                    post(m, ep, localOff, iov, remote, base + posted, perOp);
                     posted++;
                 }
                 long g = base + done;
                 s.poller.dto(reqEvd, g, size, what);
                 if (kind == Kind.READ && verify) {
-                    long t = g % (w + 1);
+                    long t = perOp ? g % (w + 1) : 0;
                     long off = localOff[(int) (g % w)];
                     if (done % SAMPLE_EVERY == 0 || done >= n - w) {
                         verifySlot(m, off, t, t + 1, check);
@@ -245,6 +263,9 @@ record Stream(Kind kind, long size) implements Measurement {
                 s.poller.dto(reqEvd, base + n, 8, what + " fence");
             }
             roundNanos = System.nanoTime() - t0;
+            if (kind != Kind.SEND) {
+                s.sendEndMark(s.nextMark()); // the server polls until it arrives
+            }
             if (rounds.measuring()) {
                 measured += n;
                 measuredNanos += roundNanos;
@@ -254,25 +275,37 @@ record Stream(Kind kind, long size) implements Measurement {
             base += n;
             round++;
         }
-        return PerfResult.bandwidth(kind.operation, size, measured, measuredNanos);
+        cpu.round(false);
+        return PerfResult.bandwidth(kind.operation, size, measured, measuredNanos).withCpu(cpu.nanos());
     }
 
-    /** Posts transfer {@code k}: stamps the source (write, send) or clears the sink's stamps (read). */
-    private void post(MemorySegment m, Endpoint ep, long[] localOff, LmrTriplet[][] iov, RmrTriplet[] remote, long k) {
+    /**
+     * Posts transfer {@code k}: with a buffer per transfer, stamps the source (write, send) or clears the sink's
+     * stamps (read); one buffer pair keeps its fixed stamps (rewriting a buffer under transfers in flight would
+     * race with them).
+     */
+    private void post(MemorySegment m, Endpoint ep, long[] localOff, LmrTriplet[][] iov, RmrTriplet[] remote, long k,
+            boolean perOp) {
         int w = iov.length;
         int j = (int) (k % w);
         long off = localOff[j];
         switch (kind) {
             case WRITE -> {
-                stamp(m, off, k + 1);
+                if (perOp) {
+                    stamp(m, off, k + 1);
+                }
                 ep.postRdmaWrite(1, iov[j], k, remote[(int) (k % (w + 1))], CompletionFlags.DEFAULT);
             }
             case SEND -> {
-                stamp(m, off, k + 1);
+                if (perOp) {
+                    stamp(m, off, k + 1);
+                }
                 ep.postSend(1, iov[j], k, CompletionFlags.DEFAULT);
             }
             case READ -> {
-                stamp(m, off, 0);
+                if (perOp) {
+                    stamp(m, off, 0);
+                }
                 ep.postRdmaRead(1, iov[j], k, remote[(int) (k % (w + 1))], CompletionFlags.DEFAULT);
             }
             default -> throw new IllegalStateException();

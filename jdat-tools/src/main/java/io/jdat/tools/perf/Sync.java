@@ -29,6 +29,8 @@ final class Sync {
     /** The server's address must go to the peer process with the next barrier. */
     private volatile boolean publishAddress;
     private final Barrier barrier;
+    /** The server process's CPU time in nanoseconds, as of the last {@link #decide} (two processes), or -1. */
+    private volatile long peerCpuNanos = -1;
 
     /** A barrier with the peer process: returns once the peer reached the same phase. */
     interface Barrier {
@@ -91,7 +93,8 @@ final class Sync {
     long decide(String phase, long value) {
         checkAborted();
         if (barrier != null) {
-            barrier.await(phase, Long.toString(value));
+            String theirs = barrier.await(phase, Long.toString(value));
+            peerCpuNanos = parseCpu(theirs);
             return value;
         }
         // The phase cannot advance before this side arrives; the server reads the slot before it can reach the
@@ -111,7 +114,8 @@ final class Sync {
     long learn(String phase) {
         checkAborted();
         if (barrier != null) {
-            String theirs = barrier.await(phase, "");
+            // tells the client this process's CPU time, for the CPU per message (CpuMeter)
+            String theirs = barrier.await(phase, Long.toString(ProcessCpu.nanos()));
             try {
                 return Long.parseLong(theirs);
             } catch (NumberFormatException e) {
@@ -120,6 +124,29 @@ final class Sync {
             }
         }
         return shared.get(meet(phase) & 1);
+    }
+
+    /** The server's CPU time from a {@link #learn} note, or -1 (none: an older server, or unknown). */
+    private static long parseCpu(String note) {
+        try {
+            return note.isEmpty() ? -1 : Long.parseLong(note);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The server process's CPU time as it told it at the last {@link #decide} (two processes only).
+     *
+     * @return nanoseconds, or -1 when unknown or in one JVM
+     */
+    long peerCpuNanos() {
+        return peerCpuNanos;
+    }
+
+    /** Whether the server is another process (its CPU time is not in this process's). */
+    boolean twoProcess() {
+        return barrier != null;
     }
 
     /** Arrives at the phaser and waits for the other side; returns the arrival phase. */

@@ -76,6 +76,7 @@ record WritePingPong(long size) implements Measurement {
         String check = "client: " + echo;
         Histogram h = Latency.histogram();
         Rounds rounds = Rounds.latency(s.config);
+        CpuMeter cpu = new CpuMeter(s.sync);
         m.asSlice(off[0], 2 * s.layout.smallSlot()).fill((byte) 0);
         long i = 0;
         long roundNanos = 0;
@@ -83,6 +84,7 @@ record WritePingPong(long size) implements Measurement {
         for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
                 n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
             boolean measure = rounds.measuring();
+            cpu.round(measure);
             long r0 = System.nanoTime();
             for (long end = i + n; i < end; i++) {
                 int j = (int) (i & 1);
@@ -102,7 +104,8 @@ record WritePingPong(long size) implements Measurement {
             }
             roundNanos = System.nanoTime() - r0;
         }
+        cpu.round(false);
         s.sync.await(what + " done");
-        return PerfResult.latency(NAME, size, h, 2);
+        return PerfResult.latency(NAME, size, h, 2).withCpu(cpu.nanos());
     }
 }

@@ -168,7 +168,11 @@ class PerfOptionsTest {
                 List.of("--server", "--wait", "30", "use --accept-timeout 30"),
                 List.of("--memory", "shared", "use it with an shm IA (--ia shm)"),
                 List.of("--ia", "shm", "--memory", "huge", "--memory is native or shared, not huge"),
-                List.of("--server", "--ia", "shm", "--memory", "shared", "drop --memory here"));
+                List.of("--server", "--ia", "shm", "--memory", "shared", "drop --memory here"),
+                List.of("--buffers", "many", "--buffers is one (a buffer pair, the default) or per-op"),
+                List.of("--test", "latency", "--buffers", "per-op", "--buffers sets the bandwidth tests"),
+                List.of("--server", "--buffers", "per-op", "drop --buffers here"),
+                List.of("--buffers", "per-op", "--window", "1024", "needs more than 1 GiB of memory per side"));
     }
 
     /** Each user error: exit code 2, one line on stderr that names the problem, no stack trace, no output. */
@@ -336,9 +340,10 @@ class PerfOptionsTest {
     void tableHasP999AndMaxColumnsInOrder() {
         ToolRun.Run r = perf("--op", "rdma-write", "--test", "latency", "-n", "2000", "--warmup", "100");
         assertTrue(Pattern.compile("(?m)^operation\\s+size\\s+min \\S+\\s+median \\S+\\s+avg \\S+\\s+stdev \\S+\\s+"
-                + "p99 \\S+\\s+p99\\.9 \\S+\\s+max \\S+\\s+MB/s\\s+msg/s$").matcher(r.out()).find(), r.out());
+                + "p99 \\S+\\s+p99\\.9 \\S+\\s+max \\S+\\s+MB/s\\s+msg/s\\s+CPU \\S+/msg$").matcher(r.out()).find(),
+                r.out());
         String num = "([0-9.,]+)\\s+";
-        Matcher m = Pattern.compile("(?m)^RDMA write ping-pong\\s+64 B\\s+" + num.repeat(7) + "-\\s+[0-9.,]+$")
+        Matcher m = Pattern.compile("(?m)^RDMA write ping-pong\\s+64 B\\s+" + num.repeat(7) + "-\\s+[0-9.,]+\\s+[0-9.,]+$")
                 .matcher(r.out());
         assertTrue(m.find(), r.out());
         double[] v = new double[7];
@@ -369,7 +374,7 @@ class PerfOptionsTest {
                 4, 5);
         PerfConfig unverified = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100,
                 List.of(64 * 1024L), 1 << 20, 4, 5, EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0,
-                false, false, false);
+                false, false, false, false);
         StringWriter out = new StringWriter();
         ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(
                 verified, new ResultTable(new PrintWriter(out), verified), List.of(new CorruptEveryEcho()))));
@@ -414,6 +419,205 @@ class PerfOptionsTest {
         public PerfResult client(PerfSession s) {
             return real.client(s);
         }
+    }
+
+    // ------------------------------------------------------------------------------------------ buffers, CPU
+
+    /**
+     * Issue 18: the streams use one buffer pair unless {@code --buffers per-op} asks for a buffer per outstanding
+     * transfer, as the peers' tools do; the large window that per-op cannot fit in 1 GiB runs with one pair.
+     */
+    @Test
+    void buffersDefaultToOnePairLikeThePeers() {
+        PerfCommand one = parse("--bw-size", "1M", "--window", "1024");
+        assertFalse(one.config().perOpBuffers());
+        assertEquals(new BufferLayout(256, 1 << 20, 1), BufferLayout.of(one.config()));
+        PerfConfig perOp = parse("--buffers", "per-op", "--bw-size", "64K", "--window", "8").config();
+        assertTrue(perOp.perOpBuffers());
+        assertEquals(17, BufferLayout.of(perOp).bulkSlots());
+        assertEquals(0, BufferLayout.of(parse("--test", "latency").config()).bulkSlots());
+        // four latency slots and the control slot come before the bulk slots
+        assertEquals(5 * 256, BufferLayout.of(perOp).bulk(0));
+    }
+
+    private static PerfCommand parse(String... args) {
+        PerfCommand c = new PerfCommand();
+        new CommandLine(c).parseArgs(args);
+        return c;
+    }
+
+    /**
+     * Every stream runs verified with one buffer pair (the default) and with a buffer per transfer, on mem (in one
+     * JVM: the serving thread polls until the client's end mark) and shm; the table, CSV and JSON say which.
+     */
+    @ParameterizedTest
+    @CsvSource({"mem,one", "mem,per-op", "shm,one", "shm,per-op"})
+    void streamsRunVerifiedWithEitherBufferLayout(String ia, String buffers) {
+        List<String> bw = List.of("--bw-bytes", "1M", "--window", "4");
+        ToolRun.Run r = perf(with(bw, "--ia", ia, "--buffers", buffers, "--test", "bandwidth", "--bw-size", "16K,64K")
+                .toArray(String[]::new));
+        assertEquals(List.of("RDMA write stream 16 KiB", "RDMA write stream 64 KiB", "RDMA read stream 16 KiB",
+                "RDMA read stream 64 KiB", "send stream 16 KiB", "send stream 64 KiB"), rows(r.out()), r.out());
+        assertTrue(r.out().contains(buffers.equals("one")
+                ? "streams: one buffer pair, reused by every transfer (as ucx_perftest and fi_pingpong"
+                : "streams: a buffer per outstanding transfer (--buffers per-op, out of cache)"), r.out());
+        assertTrue(r.out().contains("the serving side polls"), r.out());
+        ToolRun.Run j = perf(with(bw, "--ia", ia, "--buffers", buffers, "--op", "write", "--test", "bw",
+                "--bw-size", "64K", "--json").toArray(String[]::new));
+        assertTrue(j.out().contains("\"buffers\":\"" + buffers + "\",\"serving_side\":\"polls\""), j.out());
+        ToolRun.Run c = perf(with(SHORT, "--ia", ia, "--buffers", buffers, "--op", "read", "--bw-size", "64K",
+                "--csv").toArray(String[]::new));
+        assertTrue(c.out().lines().skip(1).allMatch(l -> l.endsWith(",poll," + buffers)), c.out());
+    }
+
+    /** A 64 KiB RDMA write stream whose server is the real one and whose client a test writes. */
+    abstract static class ServedWriteStream implements Measurement {
+        final Stream real = new Stream(Stream.Kind.WRITE, 64 * 1024);
+
+        @Override
+        public String operation() {
+            return real.operation();
+        }
+
+        @Override
+        public long size() {
+            return real.size();
+        }
+
+        @Override
+        public void server(PerfSession s) {
+            real.server(s);
+        }
+    }
+
+    /** A stream whose writes never reach the one target buffer fails verification (the server checks it). */
+    @Test
+    void onePairVerificationSeesAMissingWrite() {
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, 64 * 1024, 1 << 20, 4, 5);
+        StringWriter out = new StringWriter();
+        ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c,
+                new ResultTable(new PrintWriter(out), c), List.of(new WritesElsewhere()))));
+        assertTrue(f.getMessage().startsWith("data verification failed: server: RDMA write stream 64 KiB (the buffer "
+                + "after the round)"), f.getMessage());
+    }
+
+    /** An RDMA write stream whose client writes into the peer's control slot instead of its bulk buffer. */
+    static final class WritesElsewhere extends ServedWriteStream {
+        @Override
+        public PerfResult client(PerfSession s) {
+            long n = s.sync.decide("RDMA write stream 64 KiB round", 4);
+            s.sync.await("RDMA write stream 64 KiB ready");
+            for (long k = 0; k < n; k++) {
+                s.ep().postRdmaWrite(1, s.iov(s.layout.bulk(0), 8), k, s.remote(s.layout.small(0), 8),
+                        CompletionFlags.DEFAULT);
+                s.poller.dto(s.side.reqEvd, k, 8, "write");
+            }
+            s.sendEndMark(s.nextMark());
+            s.sync.await("RDMA write stream 64 KiB done");
+            s.sync.await("RDMA write stream 64 KiB verified");
+            s.sync.decide("RDMA write stream 64 KiB round", 0);
+            return PerfResult.bandwidth(real.operation(), real.size(), n, 1);
+        }
+    }
+
+    /**
+     * The serving side polls for as long as a round takes, like the barrier it replaced: a round longer than the
+     * timeout (a slow stream on a loaded machine) is no failure.
+     */
+    @Test
+    void servingOutlastsTheTimeout() {
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, List.of(64 * 1024L),
+                1 << 20, 4, 1, EnumSet.of(PerfOp.RDMA_WRITE), EnumSet.of(PerfTest.BANDWIDTH), 0, false, false, false,
+                false);
+        StringWriter out = new StringWriter();
+        assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c),
+                List.of(new SlowRound())));
+    }
+
+    /** An RDMA write stream whose one round takes 1.5 s, longer than a 1 s timeout. */
+    static final class SlowRound extends ServedWriteStream {
+        @Override
+        public PerfResult client(PerfSession s) {
+            s.sync.decide("round", 1);
+            s.sync.await("ready");
+            try {
+                Thread.sleep(1500);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            s.ep().postRdmaWrite(1, s.iov(s.layout.bulk(0), 64 * 1024), 0, s.remote(s.layout.bulk(0), 64 * 1024),
+                    CompletionFlags.DEFAULT);
+            s.poller.dto(s.side.reqEvd, 0, 64 * 1024, "write");
+            s.sendEndMark(s.nextMark());
+            s.sync.await("done");
+            s.sync.await("verified");
+            s.sync.decide("round", 0);
+            return PerfResult.bandwidth(real.operation(), real.size(), 1, 1);
+        }
+    }
+
+    /**
+     * Issue 18: the CPU time per message is in every output: polling keeps both sides' threads busy, so a polled
+     * ping-pong costs at least one one-way time of CPU per message; the JSON has it per row.
+     */
+    @Test
+    void cpuPerMessageIsMeasured() {
+        ToolRun.Run j = perf("--op", "send", "--test", "latency", "-n", "20000", "--warmup", "2000", "--no-verify",
+                "--json");
+        double cpu = field(j.out(), "cpu_us_per_msg");
+        double median = field(j.out(), "median_us");
+        assertTrue(cpu > 0 && cpu < 1e6, "cpu " + cpu + " µs/msg, one-way median " + median + ": " + j.out());
+        ToolRun.Run w = perf("--op", "send", "--test", "latency", "-n", "2000", "--warmup", "200", "--wait");
+        assertTrue(w.out().contains("CPU "), w.out());
+        assertTrue(Pattern.compile("(?m)^send/recv ping-pong\\s+64 B(\\s+\\S+){9}\\s+[0-9][0-9,.]*$").matcher(w.out())
+                .find(), "the CPU column of the wait row: " + w.out());
+    }
+
+    /**
+     * In two processes the server's CPU time travels with the round barriers ({@link Sync#learn} sends it, {@link
+     * Sync#decide} keeps it) and the meter adds the server's share of the measured rounds to this process's; a
+     * server that sends none (an older version) makes the figure unknown rather than half of it.
+     */
+    @Test
+    void cpuMeterAddsTheServersShareInTwoProcesses() {
+        List<String> sent = new ArrayList<>();
+        long[] serverCpu = {1_000_000_000L};
+        Sync client = new Sync((phase, note) -> Long.toString(serverCpu[0]));
+        CpuMeter meter = new CpuMeter(client);
+        client.decide("round", 10);
+        meter.round(true);
+        serverCpu[0] += 3_000_000L; // the server's CPU time during the measured round
+        client.decide("round", 0);
+        meter.round(false);
+        long both = meter.nanos();
+        assertTrue(both >= 3_000_000L && both < 3_000_000L + 5_000_000_000L, Long.toString(both));
+        Sync server = new Sync((phase, note) -> {
+            sent.add(note);
+            return "10";
+        });
+        assertEquals(10, server.learn("round"));
+        assertTrue(Long.parseLong(sent.getFirst()) > 0, "the server sends its CPU time: " + sent);
+        Sync old = new Sync((phase, note) -> "");
+        CpuMeter unknown = new CpuMeter(old);
+        old.decide("round", 10);
+        unknown.round(true);
+        old.decide("round", 0);
+        unknown.round(false);
+        assertEquals(-1, unknown.nanos());
+        assertTrue(Double.isNaN(PerfResult.bandwidth("send stream", 64, 10, 1000).withCpu(-1).cpuMicrosPerMessage()));
+    }
+
+    /** The process CPU clock advances with this thread's work (at most 10 s of wall time on a loaded machine). */
+    @Test
+    void processCpuAdvancesWithWork() {
+        long a = ProcessCpu.nanos();
+        long b = a;
+        long x = 0;
+        for (long end = System.nanoTime() + 10_000_000_000L; b - a < 20_000_000L && System.nanoTime() < end; ) {
+            x += System.nanoTime() & 1;
+            b = ProcessCpu.nanos();
+        }
+        assertTrue(a > 0 && b - a >= 20_000_000L, a + " -> " + b + " (" + x + ")");
     }
 
     // ------------------------------------------------------------------------------------------ progress
@@ -491,10 +695,11 @@ class PerfOptionsTest {
         assertTrue(served.waitMode());
         assertFalse(served.verify());
         assertFalse(served.sharedMemory());
+        assertFalse(served.perOpBuffers());
         assertEquals(0, Registry.openCount("tcp"));
     }
 
-    /** A two-process shm server allocates DAT shared memory when the client asks for it. */
+    /** A two-process shm server allocates DAT shared memory and a buffer per transfer when the client asks. */
     @Test
     void serverFollowsTheClientsMemoryOverShm() throws Exception {
         long qual = QUALS.getAndAdd(2);
@@ -503,12 +708,14 @@ class PerfOptionsTest {
                 () -> PerfRun.runServer("shm", qual, 10, 30, address::complete));
         String path = ((java.net.UnixDomainSocketAddress) address.get(30, TimeUnit.SECONDS)).getPath().toString();
         ToolRun.Run r = assertTimeoutPreemptively(LIMIT, () -> jdat("perf", "--ia", "shm", "--client", path,
-                "--conn-qual", Long.toString(qual), "--memory", "shared", "--op", "rdma-read,send", "-n", "100",
+                "--conn-qual", Long.toString(qual), "--memory", "shared", "--buffers", "per-op", "--op", "rdma-read,send",
+                "-n", "100",
                 "--warmup", "10", "--bw-bytes", "1M", "--window", "4", "--bw-size", "64K"));
         assertEquals(0, r.exitCode(), () -> r.out() + r.err());
         PerfConfig served = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> server.get());
         assertTrue(served.sharedMemory());
         assertTrue(served.verify());
+        assertTrue(served.perOpBuffers());
         assertEquals(0, Registry.openCount("shm"));
     }
 }

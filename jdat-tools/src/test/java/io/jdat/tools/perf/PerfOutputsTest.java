@@ -40,11 +40,14 @@ class PerfOutputsTest {
         assertEquals(0, r.exitCode(), r.err());
         List<String> lines = r.out().lines().toList();
         assertEquals("operation,size_bytes,count,min_us,median_us,mean_us,stdev_us,p99_us,p999_us,max_us,mb_per_s,"
-                + "msg_per_s", lines.getFirst());
+                + "msg_per_s,cpu_us_per_msg,completions,buffers", lines.getFirst());
         assertEquals(1 + 6 + 3, lines.size(), r.out());
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",", -1);
-            assertEquals(12, f.length, line);
+            assertEquals(15, f.length, line);
+            assertTrue(d(f[12]) > 0, "CPU per message: " + line);
+            assertEquals("poll", f[13], line);
+            assertEquals("one", f[14], line);
             long size = Long.parseLong(f[1]);
             if (f[0].endsWith("stream")) {
                 assertTrue(Stream.of(f).skip(3).limit(7).allMatch(String::isEmpty), line);
@@ -77,10 +80,11 @@ class PerfOutputsTest {
         assertEquals(0, r.exitCode(), r.err());
         String header = r.out().lines().filter(l -> l.startsWith("operation")).findFirst().orElseThrow();
         assertTrue(header.matches("operation\\s+size\\s+min (µ|u)s\\s+median (µ|u)s\\s+avg (µ|u)s\\s+stdev (µ|u)s\\s+"
-                + "p99 (µ|u)s\\s+p99\\.9 (µ|u)s\\s+max (µ|u)s\\s+MB/s\\s+msg/s"), header);
+                + "p99 (µ|u)s\\s+p99\\.9 (µ|u)s\\s+max (µ|u)s\\s+MB/s\\s+msg/s\\s+CPU (µ|u)s/msg"), header);
         PerfCommandTest.assertRow(r.out(), "RDMA read", "64 B", false);
         PerfCommandTest.assertRow(r.out(), "send stream", "64 KiB", true);
         assertTrue(r.out().contains("msg/s: messages per second, 1/avg for latency rows"), r.out());
+        assertTrue(r.out().contains("CPU time of both sides' processes (every thread) per message"), r.out());
     }
 
     @Test
