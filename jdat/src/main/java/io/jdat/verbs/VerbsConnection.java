@@ -226,7 +226,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         sendSge = Math.max(1, res.maxRequestIov());
         deviceSge = Math.min(sendSge, t.maxSge);
         deviceSgeRd = Math.min(deviceSge, t.maxSgeRd);
-        int parts = (sendSge + deviceSgeRd - 1) / deviceSgeRd;
+        int parts = (sendSge + deviceSgeRd - 1) / deviceSgeRd + (t.iwarp ? 1 : 0); // + a fenced Read's lead
         sendDepth = (int) Math.max(1, Math.min((long) res.maxRequests() * parts, t.maxQpWr));
         recvDepth = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvs(), t.maxQpWr));
         recvSge = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvIov(), t.maxSge));
@@ -542,7 +542,12 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             case RDMA_READ -> Math.min(wr.remoteLength(), wr.totalLength());
             default -> wr.totalLength();
         };
-        int parts = count <= perWr ? 1 : (count + perWr - 1) / perWr;
+        // siw (iWARP) refuses a fenced RDMA Read ("a READ cannot be fenced": EINVAL at the doorbell): the fence
+        // goes on a zero-length RDMA Write (no remote memory) put in front, which waits for the earlier Reads; the
+        // send queue is processed in order, so the Read starts after it.
+        int lead = opcode == VerbsLayouts.IBV_WR_RDMA_READ && t.iwarp
+                && (flags & VerbsLayouts.IBV_SEND_FENCE) != 0 ? 1 : 0;
+        int parts = lead + (count <= perWr ? 1 : (count + perWr - 1) / perWr);
         MemorySegment w = sendWrs;
         long wrSize = SEND_WR.byteSize();
         long sgeBase = sendSges.address() + sgeAt;
@@ -553,16 +558,18 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             long seq = n + p;
             int s = (int) (seq % sendDepth);
             long base = s * wrSize;
-            int num = Math.min(perWr, count - sge);
+            boolean fence = p < lead;
+            int num = fence ? 0 : Math.min(perWr, count - sge);
             boolean last = p == parts - 1;
             w.set(JAVA_LONG, base + SWR_WR_ID, seq);
             w.set(JAVA_LONG, base + SWR_NEXT, last ? 0 : w.address() + ((seq + 1) % sendDepth) * wrSize);
             w.set(JAVA_LONG, base + SWR_SG_LIST, sgeBase + sge * SGE.byteSize());
             w.set(JAVA_INT, base + SWR_NUM_SGE, num);
-            w.set(JAVA_INT, base + SWR_OPCODE, opcode);
-            w.set(JAVA_INT, base + SWR_SEND_FLAGS, p == 0 ? flags : flags & ~VerbsLayouts.IBV_SEND_FENCE);
-            w.set(JAVA_LONG, base + SWR_REMOTE_ADDR, remoteAddr);
-            w.set(JAVA_INT, base + SWR_RKEY, rkey);
+            w.set(JAVA_INT, base + SWR_OPCODE, fence ? VerbsLayouts.IBV_WR_RDMA_WRITE : opcode);
+            w.set(JAVA_INT, base + SWR_SEND_FLAGS, p == lead - 1 || lead == 0 && p == 0 ? flags
+                    : flags & ~VerbsLayouts.IBV_SEND_FENCE);
+            w.set(JAVA_LONG, base + SWR_REMOTE_ADDR, fence ? 0 : remoteAddr);
+            w.set(JAVA_INT, base + SWR_RKEY, fence ? 0 : rkey);
             sendLengths[s] = last ? length : PART;
             for (int k = 0; k < num; k++, sge++) {
                 remoteAddr += Integer.toUnsignedLong(sendSges.get(JAVA_INT, sgeAt + sge * SGE.byteSize() + SGE_LENGTH));
