@@ -10,6 +10,8 @@ import static io.jdat.verbs.VerbsLayouts.RWR_SG_LIST;
 import static io.jdat.verbs.VerbsLayouts.RWR_WR_ID;
 import static io.jdat.verbs.VerbsLayouts.SEND_WR;
 import static io.jdat.verbs.VerbsLayouts.SGE;
+import static io.jdat.verbs.VerbsLayouts.SGE_LENGTH;
+import static io.jdat.verbs.VerbsLayouts.SWR_NEXT;
 import static io.jdat.verbs.VerbsLayouts.SWR_NUM_SGE;
 import static io.jdat.verbs.VerbsLayouts.SWR_OPCODE;
 import static io.jdat.verbs.VerbsLayouts.SWR_REMOTE_ADDR;
@@ -67,6 +69,8 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private static final int DOWN = 3;
     /** Set in the wr_id of receive work requests: the two queues number their requests apart. */
     static final long RECV_BIT = 1L << 63;
+    /** {@link #sendLengths} of a part that is not the last of its request: it completes nothing in DAT. */
+    private static final long PART = -1;
 
     private final VerbsTransport t;
     private final EndpointResources res;
@@ -95,13 +99,23 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private long localPort;
 
     // Send queue: slots [sendDone, sendPosted) are at the device. Written by submit (EP posting lock).
+    // A DAT request takes one slot, or several when an RDMA Read or Write has more segments than one device
+    // request may carry (siw: max_sge_rd 1): its parts, chained, posted at once, each signalled.
+    /** Device send-queue slots: the EP's request depth times the most parts one request may need. */
     private int sendDepth;
+    /** SGEs a DAT request may fill (its slot's share of {@link #sendSges}). */
     private int sendSge;
+    /** SGEs one device request may carry: a Send or Write ({@code max_sge}), a Read ({@code max_sge_rd}). */
+    private int deviceSge;
+    private int deviceSgeRd;
     private MemorySegment sendWrs;
     private MemorySegment sendSges;
+    /** Per slot: the DAT length completed with it, or {@link #PART} for a leading part of a split request. */
     private long[] sendLengths;
     private volatile long sendPosted;
     private long sendDone;
+    /** A leading part failed and was reported: the rest of that request's completions report nothing. */
+    private boolean partFailed;
     private MemorySegment badWr;
 
     // Receive queue: slots [recvDone, recvPosted) are at the device. Filled under recvLock.
@@ -209,9 +223,12 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         if (res == null || res.domain() == null) {
             return false;
         }
-        sendDepth = Math.max(1, Math.min(res.maxRequests(), t.maxQpWr));
+        sendSge = Math.max(1, res.maxRequestIov());
+        deviceSge = Math.min(sendSge, t.maxSge);
+        deviceSgeRd = Math.min(deviceSge, t.maxSgeRd);
+        int parts = (sendSge + deviceSgeRd - 1) / deviceSgeRd + (t.iwarp ? 1 : 0); // + a fenced Read's lead
+        sendDepth = (int) Math.max(1, Math.min((long) res.maxRequests() * parts, t.maxQpWr));
         recvDepth = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvs(), t.maxQpWr));
-        sendSge = Math.max(1, Math.min(res.maxRequestIov(), t.maxSge));
         recvSge = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvIov(), t.maxSge));
         // With an SRQ every one of its entries may complete on this QP's CQ.
         int recvCqe = srq != null ? Math.min(t.maxSrqWr, Math.max(1, res.maxRecvs()) + 1024) : recvDepth;
@@ -229,7 +246,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         long cap = offset(QP_INIT_ATTR, "cap");
         a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_send_wr"), sendDepth);
         a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_recv_wr"), recvDepth);
-        a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_send_sge"), sendSge);
+        a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_send_sge"), deviceSge);
         a.set(JAVA_INT, cap + offset(VerbsLayouts.QP_CAP, "max_recv_sge"), recvSge);
         a.set(JAVA_INT, offset(QP_INIT_ATTR, "qp_type"), VerbsLayouts.IBV_QPT_RC);
         if (srq != null) {
@@ -397,6 +414,13 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         }
     }
 
+    /** Asks for the CQ's next completion event ({@code ibv_req_notify_cq}; the IA's pollLock held). */
+    void arm() {
+        if (!destroyed && !cq.equals(MemorySegment.NULL)) {
+            int r = call(() -> (int) Verbs.REQ_NOTIFY_CQ.invokeExact(t.reqNotifyFn, cq, 0));
+        }
+    }
+
     /** Whether {@code element} (from an asynchronous event) is this connection's QP or CQ. */
     boolean owns(long element) {
         return element != 0 && (qp.address() == element || cq.address() == element);
@@ -446,10 +470,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         }
         long n = sendPosted;
         int slot = (int) (n % sendDepth);
-        long base = slot * SEND_WR.byteSize();
-        MemorySegment w = sendWrs;
-        long limit = wr.op() == WorkRequest.Op.RDMA_READ ? wr.remoteLength() : Long.MAX_VALUE;
-        int count = VerbsSges.fill(sendSges, (long) slot * sendSge * SGE.byteSize(), wr, sendSge, limit);
+        long sgeAt = (long) slot * sendSge * SGE.byteSize();
+        boolean read = wr.op() == WorkRequest.Op.RDMA_READ;
+        int count = VerbsSges.fill(sendSges, sgeAt, wr, sendSge, read ? wr.remoteLength() : Long.MAX_VALUE);
         if (count < 0) {
             breakSoon();
             return;
@@ -458,11 +481,16 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         int flags = VerbsLayouts.IBV_SEND_SIGNALED;
         long remoteAddr = 0;
         int rkey = 0;
+        int perWr = deviceSge;
         switch (wr.op()) {
             case SEND -> {
                 opcode = VerbsLayouts.IBV_WR_SEND;
                 if (wr.solicited()) {
                     flags |= VerbsLayouts.IBV_SEND_SOLICITED;
+                }
+                if (count > perWr) { // a Send cannot be split
+                    breakSoon();
+                    return;
                 }
             }
             case RDMA_WRITE -> {
@@ -474,6 +502,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 opcode = VerbsLayouts.IBV_WR_RDMA_READ;
                 remoteAddr = wr.remoteAddress();
                 rkey = wr.remoteContext();
+                perWr = deviceSgeRd;
             }
             default -> {
                 // RMR_BIND: the core registered the binding already; a zero-length RDMA Write keeps its
@@ -482,28 +511,67 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 count = 0;
             }
         }
+        if (count == 0 && opcode != VerbsLayouts.IBV_WR_SEND) {
+            // A zero-length RDMA Read or Write moves nothing and DAT checks no remote context for it (RDR-19,
+            // RWR-04), but a device may (siw: a Terminate for a garbage STag): it goes out as the bind's
+            // zero-length RDMA Write, which names no remote memory, and completes in queue order.
+            opcode = VerbsLayouts.IBV_WR_RDMA_WRITE;
+            remoteAddr = 0;
+            rkey = 0;
+        }
         if ((wr.completionFlags() & io.jdat.CompletionFlags.BARRIER_FENCE) != 0) {
             flags |= VerbsLayouts.IBV_SEND_FENCE;
         }
-        w.set(JAVA_LONG, base + SWR_WR_ID, n);
-        w.set(JAVA_INT, base + SWR_NUM_SGE, count);
-        w.set(JAVA_INT, base + SWR_OPCODE, opcode);
-        w.set(JAVA_INT, base + SWR_SEND_FLAGS, flags);
-        w.set(JAVA_LONG, base + SWR_REMOTE_ADDR, remoteAddr);
-        w.set(JAVA_INT, base + SWR_RKEY, rkey);
-        sendLengths[slot] = switch (wr.op()) {
+        long length = switch (wr.op()) {
             case RMR_BIND -> 0;
             case RDMA_READ -> Math.min(wr.remoteLength(), wr.totalLength());
             default -> wr.totalLength();
         };
-        sendPosted = n + 1;
+        // siw (iWARP) refuses a fenced RDMA Read ("a READ cannot be fenced": EINVAL at the doorbell): the fence
+        // goes on a zero-length RDMA Write (no remote memory) put in front, which waits for the earlier Reads; the
+        // send queue is processed in order, so the Read starts after it.
+        int lead = opcode == VerbsLayouts.IBV_WR_RDMA_READ && t.iwarp
+                && (flags & VerbsLayouts.IBV_SEND_FENCE) != 0 ? 1 : 0;
+        int parts = lead + (count <= perWr ? 1 : (count + perWr - 1) / perWr);
+        MemorySegment w = sendWrs;
+        long wrSize = SEND_WR.byteSize();
+        long sgeBase = sendSges.address() + sgeAt;
+        // A split request: consecutive slots, each part the next perWr SGEs of the first slot's list and the
+        // next stretch of the remote segment; the fence (if any) on the first. The device copies each work
+        // request when it is posted, so the parts may point into one slot's SGEs.
+        for (int p = 0, sge = 0; p < parts; p++) {
+            long seq = n + p;
+            int s = (int) (seq % sendDepth);
+            long base = s * wrSize;
+            boolean fence = p < lead;
+            int num = fence ? 0 : Math.min(perWr, count - sge);
+            boolean last = p == parts - 1;
+            w.set(JAVA_LONG, base + SWR_WR_ID, seq);
+            w.set(JAVA_LONG, base + SWR_NEXT, last ? 0 : w.address() + ((seq + 1) % sendDepth) * wrSize);
+            w.set(JAVA_LONG, base + SWR_SG_LIST, sgeBase + sge * SGE.byteSize());
+            w.set(JAVA_INT, base + SWR_NUM_SGE, num);
+            w.set(JAVA_INT, base + SWR_OPCODE, fence ? VerbsLayouts.IBV_WR_RDMA_WRITE : opcode);
+            w.set(JAVA_INT, base + SWR_SEND_FLAGS, p == lead - 1 || lead == 0 && p == 0 ? flags
+                    : flags & ~VerbsLayouts.IBV_SEND_FENCE);
+            w.set(JAVA_LONG, base + SWR_REMOTE_ADDR, fence ? 0 : remoteAddr);
+            w.set(JAVA_INT, base + SWR_RKEY, fence ? 0 : rkey);
+            sendLengths[s] = last ? length : PART;
+            for (int k = 0; k < num; k++, sge++) {
+                remoteAddr += Integer.toUnsignedLong(sendSges.get(JAVA_INT, sgeAt + sge * SGE.byteSize() + SGE_LENGTH));
+            }
+        }
+        sendPosted = n + parts;
         int rc;
         try {
-            rc = (int) Verbs.POST_SEND.invokeExact(t.postSendFn, qp, w.asSlice(base, SEND_WR.byteSize()), badWr);
+            rc = (int) Verbs.POST_SEND.invokeExact(t.postSendFn, qp, w.asSlice(slot * wrSize, wrSize), badWr);
         } catch (Throwable e) {
             rc = -1;
         }
         if (rc != 0) {
+            if (VerbsTransport.TRACE) {
+                System.err.printf("jdat verbs %s: post_send rc %d: op %s, %d SGEs in %d parts, flags %x, %d at the"
+                        + " device%n", t.iaName, rc, wr.op(), count, parts, flags, n - sendDone);
+            }
             breakSoon();
         }
     }
@@ -536,12 +604,16 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 recvWrs.set(JAVA_INT, base + RWR_NUM_SGE, Math.max(0, count));
                 n++;
                 recvPosted = n;
-                int rc;
-                try {
-                    rc = (int) Verbs.POST_SEND.invokeExact(t.postRecvFn, qp, recvWrs.asSlice(base, RECV_WR.byteSize()),
-                            badRecv);
-                } catch (Throwable e) {
-                    rc = -1;
+                if (count == 0 && t.zeroSgeRecvRefused) {
+                    zeroLengthSge(slot);
+                }
+                int rc = postRecv(base);
+                if (rc != 0 && count == 0 && !t.zeroSgeRecvRefused) {
+                    // siw's provider refuses a receive without SGEs (EINVAL): one SGE of length 0 instead, which
+                    // takes a zero-length message (siw places none of it) and is too short for any other.
+                    t.zeroSgeRecvRefused = true;
+                    zeroLengthSge(slot);
+                    rc = postRecv(base);
                 }
                 if (rc != 0 || count < 0) {
                     breakSoon();
@@ -551,6 +623,23 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         } finally {
             recvLock.unlock();
         }
+    }
+
+    private int postRecv(long base) {
+        try {
+            return (int) Verbs.POST_SEND.invokeExact(t.postRecvFn, qp, recvWrs.asSlice(base, RECV_WR.byteSize()), badRecv);
+        } catch (Throwable e) {
+            return -1;
+        }
+    }
+
+    /** Makes receive slot {@code slot} one SGE of length 0 (address 0, key 0). */
+    private void zeroLengthSge(int slot) {
+        long at = (long) slot * recvSge * SGE.byteSize();
+        recvSges.set(JAVA_LONG, at + VerbsLayouts.SGE_ADDR, 0);
+        recvSges.set(JAVA_INT, at + SGE_LENGTH, 0);
+        recvSges.set(JAVA_INT, at + VerbsLayouts.SGE_LKEY, 0);
+        recvWrs.set(JAVA_INT, slot * RECV_WR.byteSize() + RWR_NUM_SGE, 1);
     }
 
     /**
@@ -642,6 +731,16 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         }
         long len = sendLengths[(int) (sendDone % sendDepth)];
         sendDone++;
+        if (len == PART || partFailed) { // a part of a split request: only its last completes it in DAT
+            if (len != PART) {
+                partFailed = false;
+            } else if (status != VerbsStatus.SUCCESS && status != VerbsStatus.WR_FLUSH_ERR) {
+                partFailed = true;
+                s.requestCompleted(VerbsStatus.of(status), 0);
+                breakNow(s);
+            }
+            return;
+        }
         if (status == VerbsStatus.SUCCESS) {
             s.requestCompleted(DtoCompletionStatus.SUCCESS, len);
         } else if (status != VerbsStatus.WR_FLUSH_ERR) { // a flush: as for receives, the CM event decides
@@ -657,6 +756,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     }
 
     private void breakSoon() {
+        if (VerbsTransport.TRACE) {
+            new Throwable("jdat verbs " + t.iaName + ": a post failed; breaking").printStackTrace();
+        }
         t.execute(() -> {
             ChannelSink s = sink;
             if (s != null) {

@@ -81,7 +81,11 @@ final class VerbsTransport implements Transport, DeviceMemory {
     final String deviceName;
     final boolean iwarp;
     final int maxSge;
+    /** {@code max_sge_rd}: SGEs one RDMA Read may scatter into (siw: 1); a longer DAT read is split. */
+    final int maxSgeRd;
     final int maxQpWr;
+    /** The device refused a receive with no SGE (siw): such a receive gets one SGE of length 0. */
+    volatile boolean zeroSgeRecvRefused;
     final int maxCqe;
     /** {@code max_srq}, {@code max_srq_wr}, {@code max_srq_sge} of {@code struct ibv_device_attr}. */
     final int maxSrq;
@@ -104,6 +108,22 @@ final class VerbsTransport implements Transport, DeviceMemory {
     private final MemorySegment wakeByte;
     private final Thread thread;
     private volatile boolean closed;
+    /**
+     * How long after a consumer's last {@link #progress} it counts as polling: the progress thread then leaves
+     * the CQs to it (a CQ event does not re-arm its CQ, the thread does not poll), so that the two do not contend
+     * for {@link #pollLock} and the CPU on every completion. The consumer's {@link #pollerIdle}, or this long
+     * without a poll, hands the CQs back: every CQ is re-armed, then polled.
+     */
+    static final long POLLER_GRACE_NANOS = 1_000_000;
+    /**
+     * How often (ms) the progress thread looks whether a poller that has the CQs still polls: a consumer that stops
+     * polling without parking in a wait leaves its completions in the CQ up to this long.
+     */
+    static final int POLLER_CHECK_MS = 10;
+    /** When a consumer last polled (0: none). Written by pollers, read by the progress thread (volatile). */
+    private volatile long lastPoll;
+    /** A CQ event was left unarmed for a poller: re-arm every CQ on taking over. Progress thread only. */
+    private boolean cqsUnarmed;
 
     /** Receives the rdma_cm events of one id, on the progress thread, after the event was acknowledged. */
     interface CmHandler {
@@ -166,6 +186,8 @@ final class VerbsTransport implements Transport, DeviceMemory {
                 throw device("ibv_query_device failed on " + deviceName);
             }
             maxSge = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_sge")));
+            int sgeRd = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_sge_rd")); // 0: not reported, max_sge holds
+            maxSgeRd = sgeRd <= 0 ? maxSge : Math.min(maxSge, sgeRd);
             maxQpWr = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_qp_wr"));
             maxCqe = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_cqe"));
             maxSrq = postSrqRecvFn.equals(MemorySegment.NULL) ? 0 : attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_srq"));
@@ -322,6 +344,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
 
     @Override
     public boolean progress() {
+        lastPoll = System.nanoTime() | 1;
         if (!pollLock.tryLock()) {
             return false;
         }
@@ -330,6 +353,21 @@ final class VerbsTransport implements Transport, DeviceMemory {
         } finally {
             pollLock.unlock();
         }
+    }
+
+    /** The polling consumer parks (in a wait): the progress thread re-arms the CQs and polls, now. */
+    @Override
+    public void pollerIdle() {
+        if (lastPoll != 0) {
+            lastPoll = 0;
+            wake();
+        }
+    }
+
+    /** Whether a consumer polled within {@link #POLLER_GRACE_NANOS}. */
+    private boolean polled() {
+        long lp = lastPoll;
+        return lp != 0 && System.nanoTime() - lp < POLLER_GRACE_NANOS;
     }
 
     /** Polls every established connection's CQ once (pollLock held). */
@@ -416,7 +454,9 @@ final class VerbsTransport implements Transport, DeviceMemory {
                 fds.set(JAVA_SHORT, 14, (short) 0);
                 fds.set(JAVA_SHORT, 22, (short) 0);
                 fds.set(JAVA_SHORT, 30, (short) 0);
-                int n = (int) v.poll.invokeExact(fds, 4L, 1000);
+                // While a poller has the CQs, look every POLLER_CHECK_MS whether it still polls (one that parks
+                // in a wait says so at once: pollerIdle).
+                int n = (int) v.poll.invokeExact(fds, 4L, cqsUnarmed ? POLLER_CHECK_MS : 1000);
                 if (n > 0 && fds.get(JAVA_SHORT, 30) != 0) {
                     int rc = (int) v.getAsyncEvent.invokeExact(context, async);
                     if (rc == 0) {
@@ -441,16 +481,28 @@ final class VerbsTransport implements Transport, DeviceMemory {
                     if (rc == 0) {
                         MemorySegment cq = cqOut.get(ADDRESS, 0);
                         v.ackCqEvents.invokeExact(cq, 1);
-                        int r = (int) Verbs.REQ_NOTIFY_CQ.invokeExact(reqNotifyFn, cq, 0);
+                        if (polled()) {
+                            cqsUnarmed = true; // the poller takes its completions; no event per completion
+                        } else {
+                            int r = (int) Verbs.REQ_NOTIFY_CQ.invokeExact(reqNotifyFn, cq, 0);
+                        }
                     }
                 }
-                pollLock.lock();
-                try {
-                    while (pollAll()) {
-                        // drain
+                if (!polled()) {
+                    pollLock.lock();
+                    try {
+                        if (cqsUnarmed) { // armed before polling: nothing that completes after the poll is missed
+                            cqsUnarmed = false;
+                            for (VerbsConnection c : connections.snapshot()) {
+                                c.arm();
+                            }
+                        }
+                        while (pollAll()) {
+                            // drain
+                        }
+                    } finally {
+                        pollLock.unlock();
                     }
-                } finally {
-                    pollLock.unlock();
                 }
                 if (n > 0 && fds.get(JAVA_SHORT, 6) != 0) {
                     // Under the poll lock: librdmacm moves an IB QP to error inside rdma_get_cm_event when it

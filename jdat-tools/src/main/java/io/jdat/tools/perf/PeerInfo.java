@@ -54,7 +54,9 @@ record PeerInfo(int role, int rmrContext, long address, long length) {
      * @throws ToolFailure when the data is not what a {@code jdat perf} peer sends
      */
     static PeerInfo decode(byte[] data, int expectedRole, long minLength, String from) {
-        if (data.length != SIZE) {
+        // At least SIZE: InfiniBand and RoCE (rdma_cm over the IB CM) deliver the whole fixed-size private data
+        // area of the CM message (56 bytes in a REQ, 196 in a REP), zero-padded.
+        if (data.length < SIZE) {
             throw new ToolFailure(from + ": private data of " + data.length + " bytes, expected " + SIZE);
         }
         ByteBuffer b = ByteBuffer.wrap(data);
