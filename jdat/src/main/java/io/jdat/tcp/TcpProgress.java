@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The progress engine of one {@code tcp} IA: one daemon thread with a {@link Selector} over the IA's
@@ -20,6 +22,16 @@ import java.nio.channels.SelectionKey;
  * and this thread stays out of the way, parking in 2 ms slices instead of selecting, so that two threads
  * never fight for one socket or one core. A consumer that stops polling to park in a wait hands over at
  * once ({@link #pollerIdle}). The loop and the hand-over are {@link ProgressThread}'s, with these constants.
+ *
+ * <p>Readiness, not a scan. A consumer's poll asks the selector (epoll) which sockets are readable or
+ * writable ({@code selectNow}: one {@code epoll_wait}) and reads only those, so an empty poll costs one system
+ * call whatever the number of connections (it cost one {@code read} per connection before: 5 ms with 1024
+ * idle connections, issue 18). With at most {@value #SCAN_MAX} connections it reads them directly instead: a
+ * {@code read} that finds nothing costs what an {@code epoll_wait} costs, and a message then costs one system
+ * call, not two. The selector is used by one thread at a time ({@link #selecting}): the progress thread for a
+ * pass or a blocking select, or one consumer; a consumer that finds it taken returns at once (another consumer
+ * is making progress) or, if the progress thread blocks in it, wakes that thread, which then sees the poller
+ * and parks instead of selecting again.
  */
 final class TcpProgress extends ProgressThread<TcpConnection> {
     static final long POLLER_GRACE_MICROS = 200;
@@ -39,10 +51,37 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
      * unless asked for.
      */
     static final long SPIN_NANOS = Long.getLong("jdat.tcp.progressSpinNanos", 0L);
+    /** Up to this many connections a consumer's poll reads each socket instead of asking the selector. */
+    static final int SCAN_MAX = 2;
+    /**
+     * Connections a consumer's poll looked at, all IAs together: read directly or reported ready by the
+     * selector. A diagnostic for tests (plain, racy across threads); added once per poll.
+     */
+    static long consumerVisits;
 
+    /** Where lingering streams' bytes are dropped: selecting threads (under {@link #selecting}). */
     private final ByteBuffer lingerBuffer = ByteBuffer.allocateDirect(16 * 1024);
+    /** The same for {@link #housekeeping} (progress thread, without {@link #selecting}). */
+    private final ByteBuffer housekeepingBuffer = ByteBuffer.allocateDirect(16 * 1024);
     /** The selection callback, created once: a method reference per select would allocate. */
     private final java.util.function.Consumer<SelectionKey> readyAction = this::ready;
+    /**
+     * Who uses the selector: taken (compare-and-set) by the progress thread around each select, or by one
+     * polling consumer around its {@code selectNow}. The selector's own lock would make a consumer wait up to
+     * {@value #SELECT_MILLIS} ms behind a blocking select.
+     */
+    private final AtomicBoolean selecting = new AtomicBoolean();
+    /**
+     * True while the progress thread is in (or about to enter) its blocking select. Volatile: with
+     * {@link #lastPoll()} it is Dekker's pattern: the thread writes this, then reads the last poll; a consumer
+     * writes the last poll, then, finding the selector taken, reads this; one of them sees the other, so the
+     * thread either does not block or is woken.
+     */
+    private volatile boolean blocking;
+    /** Work done by {@link #ready} in the current select (whoever holds {@link #selecting}). */
+    private boolean readyWork;
+    /** Connections {@link #ready} saw in the current select (whoever holds {@link #selecting}). */
+    private int readyCount;
     private long lastHousekeeping = System.nanoTime();
 
     TcpProgress(String name) {
@@ -51,13 +90,41 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
         start();
     }
 
-    /** Consumer-driven progress: one receive (and send) pass over every connection, on the calling thread. */
+    /**
+     * Consumer-driven progress, on the calling thread: receives (and sends) on the connections whose sockets
+     * are ready ({@code selectNow}), or on each of them when there are at most {@value #SCAN_MAX}.
+     */
     boolean poll() {
         long now = System.nanoTime();
         if (now - lastPoll() > POLLER_GRACE_NANOS / 4) {
             polledAt(now); // refreshed a few times per grace period, not on every poll
         }
-        return pollConnections();
+        TcpConnection[] cs = connections.snapshot();
+        if (cs.length <= SCAN_MAX) {
+            consumerVisits += cs.length;
+            boolean any = false;
+            for (TcpConnection c : cs) {
+                any |= c.poll();
+            }
+            return any;
+        }
+        if (!selecting.compareAndSet(false, true)) {
+            if (blocking) {
+                selector.wakeup(); // the thread sees this poller once awake and parks instead
+            }
+            return false; // otherwise another poller is selecting: it makes the progress
+        }
+        try {
+            readyWork = false;
+            readyCount = 0;
+            selector.selectNow(readyAction);
+            consumerVisits += readyCount;
+            return readyWork;
+        } catch (IOException | ClosedSelectorException e) {
+            return false; // the IA is closing
+        } finally {
+            selecting.set(false);
+        }
     }
 
     /** Starts watching {@code c}. */
@@ -91,29 +158,58 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
         // the poller reads the sockets; housekeeping runs in periodic()
     }
 
-    /** A non-blocking select: spinning on it after traffic avoids waking from epoll (tens of µs here). */
+    /**
+     * A non-blocking select: spinning on it after traffic avoids waking from epoll (tens of µs here). Skipped
+     * while a polling consumer holds the selector.
+     */
     @Override
     protected boolean pass() throws IOException {
-        return selector.selectNow(readyAction) > 0;
+        if (!selecting.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            return selector.selectNow(readyAction) > 0;
+        } finally {
+            selecting.set(false);
+        }
     }
 
+    /** Selects for up to {@value #SELECT_MILLIS} ms, unless a consumer holds the selector or just polled. */
     @Override
     protected void block() throws IOException {
-        selector.select(readyAction, SELECT_MILLIS);
+        if (!selecting.compareAndSet(false, true)) {
+            return; // a consumer is polling: the loop parks
+        }
+        try {
+            blocking = true;
+            // volatile write above, volatile read here: a consumer that polled meanwhile is seen, or it sees
+            // `blocking` and wakes the select (a wakeup before the select makes it return at once)
+            long lp = lastPoll();
+            if (lp != 0 && System.nanoTime() - lp < POLLER_GRACE_NANOS) {
+                return;
+            }
+            selector.select(readyAction, SELECT_MILLIS);
+        } finally {
+            blocking = false;
+            selecting.set(false);
+        }
     }
 
+    /** A selected key (whoever holds {@link #selecting}). */
     private void ready(SelectionKey k) {
         TcpConnection c = (TcpConnection) k.attachment();
+        readyCount++;
         try {
             if (c.lingerUntil != 0) {
                 c.linger(lingerBuffer);
                 return;
             }
             if (k.isReadable()) {
-                c.rx.poll();
+                readyWork |= c.rx.poll();
             }
             if (k.isValid() && k.isWritable()) {
                 c.tx.kick();
+                readyWork = true;
             }
         } catch (CancelledKeyException e) {
             // closed meanwhile
@@ -125,7 +221,7 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
         long now = System.nanoTime();
         for (TcpConnection c : connections.snapshot()) {
             if (c.lingerUntil != 0) {
-                c.linger(lingerBuffer);
+                c.linger(housekeepingBuffer);
                 continue;
             }
             if (c.rx.stalled()) {
