@@ -138,8 +138,8 @@ final class ShmReceiver implements RecordHandler {
             if (stopped) {
                 return true;
             }
-            if ((n > 0 || staged) && out.consumerSleeping()) {
-                conn.doorbell(); // the peer waits for completions, staging room or data
+            if (n > 0 || staged) {
+                conn.notifyPeer(); // the peer waits for completions, staging room or data
             }
             long since = rnrSince;
             if (since != 0 && System.nanoTime() - since > RNR_TIMEOUT_NANOS) {

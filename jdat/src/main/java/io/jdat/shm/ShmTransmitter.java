@@ -234,6 +234,7 @@ final class ShmTransmitter {
 
     private boolean writePending() throws RingCorruptException {
         boolean any = false;
+        long published = out.position();
         while (written < count) {
             int i = (head + written) & (wrs.length - 1);
             if (!write(wrs[i])) {
@@ -244,10 +245,22 @@ final class ShmTransmitter {
             written++;
             any = true;
         }
-        if (any && out.consumerSleeping()) {
-            conn.doorbell();
+        if (out.position() == published) {
+            return any;
         }
-        return any;
+        // also the fragments of a request the full ring cut short: a peer that does not watch the connection
+        // would not see them (a sleeping one looked for them only at its select's timeout before issue 18)
+        conn.notifyPeer();
+        return true;
+    }
+
+    /**
+     * Whether the peer does not watch this connection (it set the consumer-sleeping flag of our outgoing ring,
+     * the ring it consumes), read behind a full fence ({@link ShmRing.Producer#consumerSleeping()}); any
+     * thread that published before.
+     */
+    boolean peerUnwatched() {
+        return out.consumerSleeping();
     }
 
     /** Writes one request's records; false when the ring is full (fragments written so far are kept). */

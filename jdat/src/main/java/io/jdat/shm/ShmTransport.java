@@ -54,6 +54,8 @@ final class ShmTransport implements Transport {
     private final TransportLimits limits;
     /** A byte the peers probe with cross-memory attach ({@link CrossMemory#access}). */
     private final Arena probeArena = Arena.ofShared();
+    /** The mapping of this IA's {@link ReadyBoard}, closed after the progress thread stopped. */
+    private final Arena boardArena = ChannelArena.ofShared();
     final MemorySegment probe;
     /** Whether this side may use cross-memory attach at all (supported, not switched off). */
     final boolean crossMemory;
@@ -94,6 +96,7 @@ final class ShmTransport implements Transport {
             // the memory directory goes into this IA's base: with dir=, the default base is never opened
             this.memoryDir = ShmMemory.home(files).directory().toString();
             this.progress = new ShmProgress(iaName);
+            progress.useBoard(openBoard(instance, boardArena));
             opened = true;
         } catch (DatException e) {
             throw e;
@@ -109,8 +112,18 @@ final class ShmTransport implements Transport {
                     cm.close();
                 }
                 probeArena.close();
+                boardArena.close();
                 instance.close();
             }
+        }
+    }
+
+    /** This IA's ready board, or null when it cannot be had (then every poll looks at every connection). */
+    private static ReadyBoard openBoard(ShmFiles.Instance instance, Arena arena) {
+        try {
+            return ReadyBoard.create(instance.createFile(ReadyBoard.FILE, ReadyBoard.LENGTH), arena);
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
         }
     }
 
@@ -241,6 +254,7 @@ final class ShmTransport implements Transport {
             c.abandon();
         }
         progress.shutdown();
+        boardArena.close();
         instance.close();
         synchronized (this) {
             if (prober != null) {
