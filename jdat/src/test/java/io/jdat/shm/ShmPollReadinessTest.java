@@ -74,8 +74,14 @@ class ShmPollReadinessTest {
             MemorySegment file = ShmTesting.mapConnectionFile(p, arena);
             int ring = file.get(ValueLayout.JAVA_INT, ConnectionLayout.RING_CAPACITY_OFFSET);
             // the client (active side) announces the last slot, which no connection has: the server marks it
-            ConnectionLayout.INT.setRelease(file, (long) ConnectionLayout.ACTIVE_BLOCK + ConnectionLayout.READY_SLOT,
-                    ReadyBoard.SLOTS);
+            // (once the client published its own: it may start the connection after its ESTABLISHED)
+            long slotAt = ConnectionLayout.ACTIVE_BLOCK + ConnectionLayout.READY_SLOT;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while ((int) ConnectionLayout.INT.getAcquire(file, slotAt) == 0) {
+                assertTrue(System.nanoTime() < deadline, "the client never published its slot");
+                Thread.onSpinWait();
+            }
+            ConnectionLayout.INT.setRelease(file, slotAt, ReadyBoard.SLOTS);
             MemorySegment flag = file.asSlice(ConnectionLayout.ringOffset(ring, false) + RingDescriptor.SLEEPING_OFFSET,
                     4);
             MemorySegment board = mapBoard(p.client.ia, arena);
@@ -83,7 +89,7 @@ class ShmPollReadinessTest {
             // the client's consumer polls until the connection is cold and its progress thread awake: from then
             // on only a mark (or the full look) makes a poll look at the connection, and nobody rings the socket
             DatEvent e = new DatEvent();
-            long deadline = System.nanoTime() + 10_000_000_000L;
+            deadline = System.nanoTime() + 10_000_000_000L;
             while ((int) ShmRing.INT.getVolatile(flag, 0L) == 0
                     || (int) ShmRing.INT.getVolatile(board, (long) ReadyBoard.SLEEPING) != 0) {
                 assertTrue(!p.client.recvEvd.dequeue(e), "nothing was sent yet: " + e);
