@@ -279,7 +279,10 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
                 rxLock.unlock();
             }
         }
-        if (tx.busy() && txLock.tryLock()) {
+        // After a receive, wait for the transmit lock instead of skipping: the peer handled our requests before
+        // it answered, so their completions must not come after the answer's (a consumer that reposts on the
+        // answer would find its request queue still full). Passes run concurrently more often since issue 18.
+        if (tx.busy() && (p ? lockTx() : txLock.tryLock())) {
             try {
                 if (!closed) {
                     p |= tx.progress();
@@ -289,6 +292,11 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
             }
         }
         return p;
+    }
+
+    private boolean lockTx() {
+        txLock.lock();
+        return true;
     }
 
     /**

@@ -127,12 +127,25 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
             // the clock read would be a good part of an empty poll. The counter is racy across pollers on purpose.
             if ((++polls & 31) == 0 || lastPoll() == 0) {
                 polledAt(System.nanoTime());
+                ReadyBoard b = board;
+                if (b != null && b.sleeping()) {
+                    // the thread still blocks, so peers ring sockets for every mark: it wakes, sees this
+                    // poller and parks instead (it sleeps again only when the polls stop)
+                    wake();
+                }
             }
             if (!passLock.tryLock()) {
+                // contention: the thread may be making passes because it missed this poller (the timestamp is
+                // refreshed only every 32 polls, which slow polls stretch past the grace): tell it now
+                polledAt(System.nanoTime());
                 return false; // another thread is in a pass: it makes the progress
             }
             try {
-                return passLocked();
+                boolean any = passLocked();
+                if (any) {
+                    polls |= 31; // a poll with work is slow: refresh the timestamp at the next one
+                }
+                return any;
             } finally {
                 passLock.unlock();
             }
