@@ -65,8 +65,11 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
      * connections leave the hot set within milliseconds.
      */
     static final int COLD_PASSES = 512;
-    /** How often every connection is looked at whatever the board says (the safety net). */
-    static final long FULL_LOOK_MILLIS = 1000;
+    /**
+     * How often every connection is looked at whatever the board says (the safety net; system property
+     * {@code jdat.shm.fullLookMillis}): the longest a connection whose peer never marks it waits.
+     */
+    static final long FULL_LOOK_MILLIS = Long.getLong("jdat.shm.fullLookMillis", 1000L);
     private static final long FULL_LOOK_NANOS = FULL_LOOK_MILLIS * 1_000_000L;
     /**
      * Connections passes looked at (consumers' and the threads', all IAs together: hot ones, or all without a
