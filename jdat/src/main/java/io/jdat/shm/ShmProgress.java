@@ -70,7 +70,12 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
      * {@code jdat.shm.fullLookMillis}): the longest a connection whose peer never marks it waits.
      */
     static final long FULL_LOOK_MILLIS = Long.getLong("jdat.shm.fullLookMillis", 1000L);
-    private static final long FULL_LOOK_NANOS = FULL_LOOK_MILLIS * 1_000_000L;
+    /**
+     * The full look's period in nanoseconds: {@link #FULL_LOOK_MILLIS}; a test knob (package-private, plain:
+     * tests set it before the exchange they check; the progress threads read it once per loop, a stale value
+     * only shifts one look).
+     */
+    static long fullLookNanos = FULL_LOOK_MILLIS * 1_000_000L;
     /**
      * Connections passes looked at (consumers' and the threads', all IAs together: hot ones, or all without a
      * board; not the periodic full look). A diagnostic for tests: plain, racy across threads, added once per
@@ -108,6 +113,7 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
     /** Passes made ({@code passLock}): a connection's last traffic is counted in these. */
     private long passes;
 
+    /** The IA's progress engine; its thread starts with {@link #start(ReadyBoard)}. */
     ShmProgress(String name) {
         super("jdat-shm-" + name, POLLER_GRACE_NANOS, POLLER_PARK_MILLIS * 1_000_000L,
                 new BackoffIdle(SPIN_NANOS, System.nanoTime()), new ShmConnection[0]);
@@ -115,12 +121,20 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
             freeSlots[i] = ReadyBoard.SLOTS - 1 - i;
         }
         freeCount = ReadyBoard.SLOTS;
-        start();
     }
 
-    /** Uses {@code b} as this IA's board from now on (at transport open, before any connection). */
-    void useBoard(ReadyBoard b) {
-        board = b;
+    /**
+     * Starts the thread with {@code b} (null: none) as this IA's board, at transport open, before any
+     * connection. The board must be in place before the thread runs: a {@link #block} that began without one
+     * clears the consumer-sleeping flag of every connection when it returns, and a connection that went cold
+     * meanwhile (a polling consumer makes its {@value #COLD_PASSES} passes within microseconds) would stay cold
+     * with its flag clear: its peer never marks it again, and it moves only at the full look, once a second
+     * (the starved connection of the scale benchmark, always the IA's first one). The board only goes away
+     * afterwards ({@link #mappingFault}), never appears.
+     */
+    void start(ReadyBoard b) {
+        board = b; // volatile, and before Thread.start: the thread's first read sees it
+        start();
     }
 
     /** Consumer-driven progress: one pass (marked and hot connections) on the calling thread. */
@@ -352,7 +366,7 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
                 }
             }
         }
-        if (now - lastFullLook > FULL_LOOK_NANOS) {
+        if (now - lastFullLook > fullLookNanos) {
             lastFullLook = now; // the safety net: whatever the board says, every connection once
             pollConnections();
         }

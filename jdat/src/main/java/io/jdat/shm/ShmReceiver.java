@@ -190,6 +190,19 @@ final class ShmReceiver implements RecordHandler {
         return handled;
     }
 
+    /**
+     * Completes a receive, after this side's requests that the peer handled before it sent this message: the
+     * peer published its consumer position past them (release) before it wrote this record, whose length this
+     * side read with an acquire load, so {@link ShmTransmitter#completeHandled} sees them as handled. Without
+     * it their completions could come after this receive's when another thread (the progress thread, or a pass
+     * of another consumer) reads the record and the consumer reposts on the receive: a request queue of depth 2
+     * was found full (the scale benchmark's {@code max_request_dtos 2 outstanding}).
+     */
+    private void completeRecv(ChannelSink sink, RecvBuffer b, long len, boolean solicited) {
+        conn.tx.completeHandled();
+        sink.completeRecv(b, len, solicited);
+    }
+
     /** Takes a receive buffer for a new message; null (and the record waits) if none is posted. */
     private RecvBuffer take(ChannelSink sink) {
         RecvBuffer b = sink.takeRecv();
@@ -220,12 +233,12 @@ final class ShmReceiver implements RecordHandler {
         int len = length - Records.SEND_INLINE_HEADER;
         boolean solicited = (flags & Records.SOLICITED) != 0;
         if (len > b.totalLength()) {
-            sink.completeRecv(b, len, solicited); // DAT_DTO_ERR_LOCAL_LENGTH here (RCV-05)
+            completeRecv(sink, b, len, solicited); // DAT_DTO_ERR_LOCAL_LENGTH here (RCV-05)
             return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + len + " bytes, buffer of "
                     + b.totalLength());
         }
         b.scatter(0, seg, off + Records.SEND_INLINE_HEADER, len);
-        sink.completeRecv(b, len, solicited);
+        completeRecv(sink, b, len, solicited);
         return true;
     }
 
@@ -264,7 +277,7 @@ final class ShmReceiver implements RecordHandler {
         if (last) {
             RecvBuffer b = fragBuffer;
             fragBuffer = null;
-            sink.completeRecv(b, total, (flags & Records.SOLICITED) != 0);
+            completeRecv(sink, b, total, (flags & Records.SOLICITED) != 0);
             if (fragTooLong) {
                 return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
                         + b.totalLength());
@@ -350,7 +363,7 @@ final class ShmReceiver implements RecordHandler {
         }
         boolean solicited = (flags & Records.SOLICITED) != 0;
         if (total > b.totalLength()) {
-            sink.completeRecv(b, total, solicited); // DAT_DTO_ERR_LOCAL_LENGTH here (RCV-05)
+            completeRecv(sink, b, total, solicited); // DAT_DTO_ERR_LOCAL_LENGTH here (RCV-05)
             return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + total + " bytes, buffer of "
                     + b.totalLength());
         }
@@ -369,7 +382,7 @@ final class ShmReceiver implements RecordHandler {
             // stays taken and the core flushes it when the connection closes, as a message cut short
             return fail(ConnectionLayout.ERROR_TRANSPORT, "copying a Send failed: " + e.getMessage());
         }
-        sink.completeRecv(b, total, solicited);
+        completeRecv(sink, b, total, solicited);
         return true;
     }
 

@@ -149,6 +149,28 @@ final class ShmTransmitter {
         }
     }
 
+    /**
+     * Completes the requests the peer has handled, before a receive completion of the connection is delivered
+     * ({@code rxLock} held; takes {@code txLock}, the usual order). Nothing to do, and no lock, when no request
+     * is outstanding ({@link #busy} is volatile: a request submitted after this load completes after the
+     * receive anyway). A fault is left to the next {@link #progress}, which reports it.
+     */
+    void completeHandled() {
+        if (!busy) {
+            return;
+        }
+        conn.txLock.lock();
+        try {
+            if (!stopped) {
+                reap();
+            }
+        } catch (RingCorruptException | InternalError | IllegalStateException | IndexOutOfBoundsException e) {
+            // reported by the pass's progress() right after the receive, as before
+        } finally {
+            conn.txLock.unlock();
+        }
+    }
+
     /** Completes the requests the peer has handled ({@code txLock} held). */
     private boolean reap() throws RingCorruptException {
         ChannelSink sink = conn.sink;

@@ -106,7 +106,7 @@ final class ShmTransport implements Transport {
             // the memory directory goes into this IA's base: with dir=, the default base is never opened
             this.memoryDir = ShmMemory.home(files).directory().toString();
             this.progress = new ShmProgress(iaName);
-            progress.useBoard(openBoard(instance, boardArena));
+            progress.start(openBoard(instance, boardArena)); // the board before the thread (ShmProgress.start)
             opened = true;
         } catch (DatException e) {
             throw e;
