@@ -44,9 +44,17 @@ import java.lang.invoke.VarHandle;
  *   <tr><td>{@value #TAKEN_SEQ}</td><td>8</td><td>sequence number of the last chunk this side took from the
  *       <em>peer's</em> staging area</td><td>the side</td><td>release store / acquire load</td></tr>
  *   <tr><td>{@value #HEARTBEAT}</td><td>8</td><td>heartbeat: a count this side's progress thread advances every
- *       {@value ShmProgress#HEARTBEAT_MILLIS} ms or so while it runs; a peer with a liveness bound
- *       ({@code peer_timeout}) breaks the connection when it stops moving</td><td>the side</td><td>opaque
+ *       {@value ShmProgress#HEARTBEAT_MILLIS} ms or so while it runs, only if the peer asked for it
+ *       ({@link #WANTS_BLOCK_HEARTBEAT}; else the peer reads the heartbeat of this side's IA's
+ *       {@link ReadyBoard}, one for all its connections); a peer with a liveness bound ({@code peer_timeout})
+ *       breaks the connection when it stops moving</td><td>the side</td><td>opaque
  *       store / opaque load</td></tr>
+ *   <tr><td>{@value #READY_SLOT}</td><td>4</td><td>this side's slot on its IA's {@link ReadyBoard} plus one (0:
+ *       none yet or none at all), where the peer marks the connection while this side does not watch it</td>
+ *       <td>the side</td><td>release store / acquire load</td></tr>
+ *   <tr><td>{@value #WANTS_BLOCK_HEARTBEAT}</td><td>4</td><td>1: this side could not map the peer IA's board, so
+ *       the peer must advance {@link #HEARTBEAT} in its status block; written before the handshake ends</td>
+ *       <td>the side</td><td>release store / acquire load</td></tr>
  * </table>
  * The staging protocol: the owner of the data writes a chunk only when the peer's taken sequence equals its own
  * staged sequence, then releases {@code staged + 1}; the peer copies the chunk out and releases its taken
@@ -73,6 +81,8 @@ final class ConnectionLayout {
     static final int STAGED_LENGTH = RingDescriptor.LINE + 8;
     static final int TAKEN_SEQ = 2 * RingDescriptor.LINE;
     static final int HEARTBEAT = 3 * RingDescriptor.LINE;
+    static final int READY_SLOT = HEARTBEAT + 8;
+    static final int WANTS_BLOCK_HEARTBEAT = HEARTBEAT + 12;
 
     static final int OPEN = 0;
     static final int DISCONNECTED = 1;

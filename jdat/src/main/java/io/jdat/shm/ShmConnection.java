@@ -59,11 +59,30 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
     private final ConnectionEnding ending;
     private final ByteBuffer bell = ByteBuffer.allocateDirect(1);
     /** The liveness bound ({@code peer_timeout}), 0 for none. */
-    private final long peerTimeoutNanos;
+    final long peerTimeoutNanos;
+    /**
+     * The peer cannot read this IA's board heartbeat (it asked in its status block): this side advances the
+     * heartbeat of its status block too. Set by {@link ShmProgress#add}.
+     */
+    boolean blockBeats;
+    /** Counted in {@link ShmProgress}'s per-connection heartbeat pass (its {@code slotsLock}). */
+    boolean beatCounted;
+    /** The peer IA's board as attached, for its heartbeat (null: read the peer's status block). */
+    private final ReadyBoard peerBeats;
     /** This side's heartbeat count, and the peer's as last seen and when it last moved (progress thread). */
     private long myBeat;
     private long peerBeat;
     private long peerBeatSeen;
+    /** This side's slot on its IA's {@link ReadyBoard} (-1: none), set once by {@link ShmProgress#add}. */
+    volatile int slot = -1;
+    /** Index in the progress engine's hot set, -1 when cold ({@link ShmProgress}'s pass lock). */
+    int hotIndex = -1;
+    /** The pass of the last traffic ({@link ShmProgress}'s pass lock). */
+    long lastTraffic;
+    /** The peer IA's board, where this side marks the connection (null: ring the socket instead). */
+    private volatile ReadyBoard peerBoard;
+    /** The peer's slot for this connection, once read valid from its status block (-1: not yet). */
+    private int peerSlot = -1;
 
     ShmConnection(ShmTransport transport, boolean activeSide, SocketChannel ch, Arena arena, MappedFile mapped,
             int ringCapacity, int staging, long peerPid, long localPort, UnixDomainSocketAddress remote,
@@ -95,6 +114,31 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
         this.tx = new ShmTransmitter(this, out, inline);
         this.rx = new ShmReceiver(this, ShmRing.consumer(inRing, Records.MAX_TYPE), out, myStaging, peerStaging,
                 transport.crossMemory);
+        this.peerBoard = attachPeerBoard(transport, remote, arena);
+        this.peerBeats = peerBoard;
+        if (peerBoard == null) {
+            // release: before the handshake's last message, after which the peer reads it (ShmProgress.add)
+            ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.WANTS_BLOCK_HEARTBEAT, 1);
+        }
+    }
+
+    /** Whether the peer asked for heartbeats in this side's status block (it cannot read this IA's board). */
+    boolean peerWantsBlockHeartbeat() {
+        try {
+            return (int) ConnectionLayout.INT.getAcquire(peerBlock, (long) ConnectionLayout.WANTS_BLOCK_HEARTBEAT) != 0;
+        } catch (IllegalStateException | InternalError e) {
+            return false; // closed or truncated: the receive path reports it
+        }
+    }
+
+    /** The board of the peer's IA (its instance directory, checked as for its memory), or null. */
+    private static ReadyBoard attachPeerBoard(ShmTransport transport, UnixDomainSocketAddress remote, Arena arena) {
+        try {
+            java.nio.file.Path dir = transport.peerMemoryDir(remote.getPath().toString());
+            return dir == null ? null : ReadyBoard.attach(dir, arena);
+        } catch (IOException | RuntimeException e) {
+            return null; // the peer is told through the socket instead
+        }
     }
 
     /**
@@ -181,6 +225,7 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
             // closed either way
         }
         transport.progress.remove(this);
+        transport.progress.release(this);
         transport.connections.remove(this);
         // Unmap on the progress thread: the thread that called close may be inside a handler of this
         // connection (a completion that made the consumer close), with the mapping still in use up its stack.
@@ -219,7 +264,10 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
                 rxLock.unlock();
             }
         }
-        if (tx.busy() && txLock.tryLock()) {
+        // After a receive, wait for the transmit lock instead of skipping: the peer handled our requests before
+        // it answered, so their completions must not come after the answer's (a consumer that reposts on the
+        // answer would find its request queue still full). Passes run concurrently more often since issue 18.
+        if (tx.busy() && (p ? lockTx() : txLock.tryLock())) {
             try {
                 if (!closed) {
                     p |= tx.progress();
@@ -229,6 +277,11 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
             }
         }
         return p;
+    }
+
+    private boolean lockTx() {
+        txLock.lock();
+        return true;
     }
 
     /**
@@ -279,19 +332,24 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
 
     /**
      * Liveness, on the progress thread (which also unmaps, so the mapping is there while {@link #closed} is
-     * false): advances this side's heartbeat, and with a liveness bound breaks the connection when the peer's
-     * heartbeat has not moved for that long.
+     * false): advances this side's status-block heartbeat if the peer asked for it (this IA's board heartbeat
+     * serves every other peer: {@link ShmProgress#periodic}), and with a liveness bound breaks the connection
+     * when the peer's heartbeat (its IA's board's, else its status block's) has not moved for that long.
      */
     void heartbeat(long now) {
         if (closed) {
             return;
         }
         try {
-            ConnectionLayout.LONG.setOpaque(myBlock, (long) ConnectionLayout.HEARTBEAT, ++myBeat);
+            if (blockBeats) {
+                ConnectionLayout.LONG.setOpaque(myBlock, (long) ConnectionLayout.HEARTBEAT, ++myBeat);
+            }
             if (peerTimeoutNanos == 0) {
                 return;
             }
-            long b = (long) ConnectionLayout.LONG.getOpaque(peerBlock, (long) ConnectionLayout.HEARTBEAT);
+            ReadyBoard pb = peerBeats;
+            long b = pb != null ? pb.heartbeat()
+                    : (long) ConnectionLayout.LONG.getOpaque(peerBlock, (long) ConnectionLayout.HEARTBEAT);
             if (b != peerBeat) {
                 peerBeat = b;
                 peerBeatSeen = now;
@@ -312,6 +370,52 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
                 rxLock.unlock();
             }
         }
+    }
+
+    /**
+     * Publishes this side's board slot in its status block (release: before the flag that makes the peer read
+     * it), or that it has none.
+     */
+    void publishSlot(int s) {
+        slot = s;
+        try {
+            ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.READY_SLOT, s + 1);
+        } catch (IllegalStateException | InternalError e) {
+            // closed or truncated meanwhile: the receive path reports it
+        }
+    }
+
+    /**
+     * This side did something the peer waits for (published records, consumed the peer's, staged or took a
+     * chunk): if the peer does not watch the connection (its flag on our outgoing ring, read behind a full
+     * fence), marks the connection on the peer's board, and rings the socket if the peer's progress thread may
+     * block, or if there is no board to mark. Caller holds {@link #rxLock} or {@link #txLock}.
+     */
+    void notifyPeer() {
+        if (!tx.peerUnwatched()) {
+            return;
+        }
+        ReadyBoard b = peerBoard;
+        if (b != null) {
+            int s = peerSlot;
+            if (s < 0) {
+                // acquire: pairs with the peer's release of its slot
+                int v = (int) ConnectionLayout.INT.getAcquire(peerBlock, (long) ConnectionLayout.READY_SLOT) - 1;
+                s = v >= 0 && v < ReadyBoard.SLOTS ? v : -1; // hostile: only a slot of the board, else the socket
+                peerSlot = s;
+            }
+            if (s >= 0) {
+                try {
+                    b.mark(s);
+                    if (!b.sleeping()) {
+                        return;
+                    }
+                } catch (InternalError | IllegalStateException e) {
+                    peerBoard = null; // the peer's board was truncated: the socket from now on
+                }
+            }
+        }
+        doorbell();
     }
 
     /** Wakes the peer's progress thread: one byte on the socket (a full socket buffer already wakes it). */

@@ -138,8 +138,8 @@ final class ShmReceiver implements RecordHandler {
             if (stopped) {
                 return true;
             }
-            if ((n > 0 || staged) && out.consumerSleeping()) {
-                conn.doorbell(); // the peer waits for completions, staging room or data
+            if (n > 0 || staged) {
+                conn.notifyPeer(); // the peer waits for completions, staging room or data
             }
             long since = rnrSince;
             if (since != 0 && System.nanoTime() - since > RNR_TIMEOUT_NANOS) {
@@ -196,6 +196,19 @@ final class ShmReceiver implements RecordHandler {
         return handled;
     }
 
+    /**
+     * Completes a receive, after this side's requests that the peer handled before it sent this message: the
+     * peer published its consumer position past them (release) before it wrote this record, whose length this
+     * side read with an acquire load, so {@link ShmTransmitter#completeHandled} sees them as handled. Without
+     * it their completions could come after this receive's when another thread (the progress thread, or a pass
+     * of another consumer) reads the record and the consumer reposts on the receive: a request queue of depth 2
+     * was found full (the scale benchmark's {@code max_request_dtos 2 outstanding}).
+     */
+    private void completeRecv(ChannelSink sink, RecvBuffer b, long len, boolean solicited) {
+        conn.tx.completeHandled();
+        sink.completeRecv(b, len, solicited);
+    }
+
     /** Takes a receive buffer for a new message; null (and the record waits) if none is posted. */
     private RecvBuffer take(ChannelSink sink) {
         RecvBuffer b = sink.takeRecv();
@@ -216,7 +229,7 @@ final class ShmReceiver implements RecordHandler {
      * {@code DAT_DTO_ERR_LOCAL_LENGTH} (RCV-05) and the connection breaks with a remote length error.
      */
     private boolean sendTooLong(ChannelSink sink, RecvBuffer b, long len, boolean solicited) {
-        sink.completeRecv(b, len, solicited);
+        completeRecv(sink, b, len, solicited);
         return fail(ConnectionLayout.ERROR_REMOTE_LENGTH, "Send of " + len + " bytes, buffer of " + b.totalLength());
     }
 
@@ -235,7 +248,7 @@ final class ShmReceiver implements RecordHandler {
             return sendTooLong(sink, b, len, solicited);
         }
         b.scatter(0, seg, off + Records.SEND_INLINE_HEADER, len);
-        sink.completeRecv(b, len, solicited);
+        completeRecv(sink, b, len, solicited);
         return true;
     }
 
@@ -275,7 +288,7 @@ final class ShmReceiver implements RecordHandler {
             if (fragTooLong) {
                 return sendTooLong(sink, b, total, solicited);
             }
-            sink.completeRecv(b, total, solicited);
+            completeRecv(sink, b, total, solicited);
         }
         return true;
     }
@@ -365,7 +378,7 @@ final class ShmReceiver implements RecordHandler {
             // stays taken and the core flushes it when the connection closes, as a message cut short
             return fail(ConnectionLayout.ERROR_TRANSPORT, "copying a Send failed: " + e.getMessage());
         }
-        sink.completeRecv(b, total, solicited);
+        completeRecv(sink, b, total, solicited);
         return true;
     }
 

@@ -143,6 +143,28 @@ final class ShmTransmitter {
         }
     }
 
+    /**
+     * Completes the requests the peer has handled, before a receive completion of the connection is delivered
+     * ({@code rxLock} held; takes {@code txLock}, the usual order). Nothing to do, and no lock, when no request
+     * is outstanding ({@link #busy} is volatile: a request submitted after this load completes after the
+     * receive anyway). A fault is left to the next {@link #progress}, which reports it.
+     */
+    void completeHandled() {
+        if (!busy) {
+            return;
+        }
+        conn.txLock.lock();
+        try {
+            if (!stopped) {
+                reap();
+            }
+        } catch (RingCorruptException | InternalError | IllegalStateException | IndexOutOfBoundsException e) {
+            // reported by the pass's progress() right after the receive, as before
+        } finally {
+            conn.txLock.unlock();
+        }
+    }
+
     /** Completes the requests the peer has handled ({@code txLock} held). */
     private boolean reap() throws RingCorruptException {
         ChannelSink sink = conn.sink;
@@ -237,6 +259,7 @@ final class ShmTransmitter {
 
     private boolean writePending() throws RingCorruptException {
         boolean any = false;
+        long published = out.position();
         while (written < count) {
             int i = (head + written) & (wrs.length - 1);
             if (!write(wrs[i])) {
@@ -247,10 +270,22 @@ final class ShmTransmitter {
             written++;
             any = true;
         }
-        if (any && out.consumerSleeping()) {
-            conn.doorbell();
+        if (out.position() == published) {
+            return any;
         }
-        return any;
+        // also the fragments of a request the full ring cut short: a peer that does not watch the connection
+        // would not see them (a sleeping one looked for them only at its select's timeout before issue 18)
+        conn.notifyPeer();
+        return true;
+    }
+
+    /**
+     * Whether the peer does not watch this connection (it set the consumer-sleeping flag of our outgoing ring,
+     * the ring it consumes), read behind a full fence ({@link ShmRing.Producer#consumerSleeping()}); any
+     * thread that published before.
+     */
+    boolean peerUnwatched() {
+        return out.consumerSleeping();
     }
 
     /** Writes one request's records; false when the ring is full (fragments written so far are kept). */

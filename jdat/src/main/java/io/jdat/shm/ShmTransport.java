@@ -41,7 +41,11 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
     /** A qualifier is a socket file name: {@code q-<qual>}. */
     static final String LISTENER_PREFIX = "q-";
     private static final long FIRST_ANY_QUAL = 1024;
-    /** Deadlines of connection management (request reads, accept replies). */
+    /**
+     * Deadlines of connection management (request reads, accept replies). A cancelled deadline leaves the queue
+     * at once ({@link DaemonTimer}): kept until its time, the two of every accepted connection (5 and 10 s) woke
+     * the timer thread that many times after a burst, 1% of a core for seconds after 1024 connections (issue 18).
+     */
     static final ScheduledExecutorService TIMER = DaemonTimer.create("jdat-shm-timer");
 
     final ShmConfig config;
@@ -50,6 +54,8 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
     final ShmProgress progress;
     /** A byte the peers probe with cross-memory attach ({@link CrossMemory#access}). */
     private final Arena probeArena = Arena.ofShared();
+    /** The mapping of this IA's {@link ReadyBoard}, closed after the progress thread stopped. */
+    private final Arena boardArena = ChannelArena.ofShared();
     final MemorySegment probe;
     /** Whether this side may use cross-memory attach at all (supported, not switched off). */
     final boolean crossMemory;
@@ -89,6 +95,7 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
             // the memory directory goes into this IA's base: with dir=, the default base is never opened
             this.memoryDir = ShmMemory.home(files).directory().toString();
             this.progress = new ShmProgress(iaName);
+            progress.start(openBoard(instance, boardArena)); // the board before the thread (ShmProgress.start)
             opened = true;
         } catch (DatException e) {
             throw e;
@@ -104,8 +111,18 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
                     cm.close();
                 }
                 probeArena.close();
+                boardArena.close();
                 instance.close();
             }
+        }
+    }
+
+    /** This IA's ready board, or null when it cannot be had (then every poll looks at every connection). */
+    private static ReadyBoard openBoard(ShmFiles.Instance instance, Arena arena) {
+        try {
+            return ReadyBoard.create(instance.createFile(ReadyBoard.FILE, ReadyBoard.LENGTH), arena);
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
         }
     }
 
@@ -222,6 +239,7 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
             c.abandon();
         }
         progress.shutdown();
+        boardArena.close();
         instance.close();
         synchronized (this) {
             if (prober != null) {

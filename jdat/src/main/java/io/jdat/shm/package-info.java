@@ -37,7 +37,10 @@
  * <h2>Progress</h2>
  * A consumer that polls an event dispatcher of the IA moves the bytes on its own thread; otherwise the IA's
  * progress thread ({@code ShmProgress}) does, spinning briefly after traffic and then sleeping until a doorbell
- * (one byte on the connection's socket, rung only when the peer announced that it sleeps).
+ * (one byte on the connection's socket, rung only when the peer announced that it sleeps). A poll looks only at
+ * the connections with recent traffic and at those the peers marked on the IA's ready board
+ * ({@code ReadyBoard}, a page in its instance directory), so that an empty poll costs the same with one idle
+ * connection or thousands; every connection is still looked at once a second, whatever the board says.
  *
  * <h2>A hostile or dead peer</h2>
  * Everything the peer wrote into the mapping is validated before use; a violation, a refused access, a message

@@ -10,7 +10,6 @@ import io.jdat.testing.Pair;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.List;
@@ -23,9 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The progress thread's idle strategy ({@link ShmProgress}): as the peer sees it, through the consumer-sleeping
- * flag of the ring ({@link RingDescriptor#SLEEPING_OFFSET}), set while the side sleeps, clear while it works or
- * a consumer polls (a flag left set makes the peer ring the doorbell, a socket write, for every record); and as
+ * The progress thread's idle strategy ({@link ShmProgress}): as the peer sees it, through the sleeping word of
+ * the side's {@link ReadyBoard}, set while the side sleeps, clear while it works or a consumer polls (a word
+ * left set makes the peer ring the doorbell, a socket write, for every record of a cold connection); and as
  * the machine sees it: a consumer that waits, and the progress threads behind it, burn no core (issue 5).
  */
 @ExtendWith(ShmTesting.KeepConnectionFiles.class)
@@ -33,8 +32,8 @@ class ShmIdleTest {
     private static final long WAIT_NANOS = 5_000_000_000L;
 
     @Test
-    @DisplayName("a side that sleeps sets its sleeping flag; woken by a record while a consumer polls (and holds the"
-            + " receive lock much of the time), it clears the flag within 200 ms of records, in 100 of 100 cycles")
+    @DisplayName("a side that sleeps sets its board's sleeping word; woken by a record while a consumer polls (and"
+            + " makes the passes much of the time), it clears the word within 200 ms of records, in 100 of 100 cycles")
     void sleepingFlagIsClearedWhileAConsumerPolls() throws Exception {
         try (Pair p = new Pair(ShmTesting.SHM, null, 64).connect(); Arena arena = Arena.ofShared()) {
             MemorySegment flag = serverSleepingFlag(p, arena);
@@ -141,12 +140,10 @@ class ShmIdleTest {
         }
     }
 
-    /** The sleeping flag of the ring the server consumes, in a third mapping of the connection file. */
+    /** The sleeping word of the server IA's board, in a third mapping of it. */
     private static MemorySegment serverSleepingFlag(Pair p, Arena arena) throws IOException {
-        MemorySegment map = ShmTesting.mapConnectionFile(p, arena);
-        int ring = map.get(ValueLayout.JAVA_INT, ConnectionLayout.RING_CAPACITY_OFFSET);
-        // the client is the active side: the server consumes the ring the active side produces into
-        return map.asSlice(ConnectionLayout.ringOffset(ring, true) + RingDescriptor.SLEEPING_OFFSET, 4);
+        java.nio.file.Path dir = ((java.net.UnixDomainSocketAddress) p.serverAddress()).getPath();
+        return RingFile.open(dir.resolve(ReadyBoard.FILE), arena).asSlice(ReadyBoard.SLEEPING, 4);
     }
 
     private static void awaitFlag(MemorySegment flag, int value, String what) {
