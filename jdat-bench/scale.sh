@@ -3,12 +3,14 @@
 # connections on one IA pair of mem, shm and tcp, in one process; prints a table and writes a CSV.
 #
 #   jdat-bench/scale.sh [--no-build] [--providers mem,shm,tcp] [--conns 1,16,256,1024] [--idle-seconds 3]
-#                       [--rate-seconds 2] [--csv FILE]
+#                       [--rate-seconds 2] [--csv FILE] [--plot FILE.png] [--from-csv FILE]
 #
 # Both ends of every connection live in this process: 1024 tcp connections hold 2048 sockets (plus the JVM's
 # own descriptors), 1024 shm connections 2048 sockets and their ring files. The soft limit of open files is raised
 # to the hard limit (at most 65536) when it is lower than 8192; a limit still too low shows as a failed row with
-# the DAT error. See docs/performance.md, "Scale".
+# the DAT error. --plot FILE.png draws the curve (rate, empty poll, set-up rate and memory per connection against
+# N, one line per provider); --from-csv FILE prints and draws the rows of an earlier run without measuring.
+# The CSV's last column is the 1-minute load average when the row ended. See docs/performance.md, "Scale".
 set -u
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 BUILD=1
@@ -27,6 +29,6 @@ if [ "$soft" != unlimited ] && [ "$soft" -lt 8192 ]; then
     ulimit -Sn "$want" && echo "scale: open-file soft limit raised from $soft to $want (hard $hard)"
 fi
 CSV=()
-case " $* " in *" --csv "*) ;; *) CSV=(--csv "/tmp/jdat-scale-$(date +%Y%m%d-%H%M%S).csv") ;; esac
+case " $* " in *" --csv "*|*" --from-csv "*) ;; *) CSV=(--csv "/tmp/jdat-scale-$(date +%Y%m%d-%H%M%S).csv") ;; esac
 exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -Xmx1g \
     -cp jdat-bench/target/benchmarks.jar io.jdat.bench.scale.ScaleBench "$@" "${CSV[@]}"

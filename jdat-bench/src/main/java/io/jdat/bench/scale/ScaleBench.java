@@ -58,12 +58,15 @@ import java.util.stream.Stream;
  *       connecting side, round-robin as completions arrive) and the fairness across connections: the
  *       minimum, median and maximum round trips per connection divided by the mean.</li>
  * </ol>
- * Also printed: the live threads and open file descriptors with the N connections up. The goals (issue 18):
- * idle CPU under 1% of a core, poll cost flat in N, the rate at 1024 at least 0.9x the rate at 16.
+ * Also printed: the live threads and open file descriptors with the N connections up, and in the CSV the
+ * 1-minute load average when the row ended (figures taken while the load is above the core count are not
+ * quiet). The goals (issue 18): idle CPU under 1% of a core, poll cost flat in N, the rate at 1024 at least 0.9x
+ * the rate at 16. {@code --plot FILE} draws the curve ({@link ScalePlot}); {@code --from-csv FILE} reads the
+ * rows of an earlier run instead of measuring (to draw them again).
  *
  * <pre>
  * jdat-bench/scale.sh [--providers mem,shm,tcp] [--conns 1,16,256,1024] [--idle-seconds 3] [--rate-seconds 2]
- *                     [--csv FILE]
+ *                     [--csv FILE] [--plot FILE.png] [--from-csv FILE]
  * </pre>
  */
 public final class ScaleBench {
@@ -79,7 +82,7 @@ public final class ScaleBench {
     /** One row of the table. */
     record Row(String provider, int n, double setupPerSec, long heapPerConn, long rssPerConn, double idleCpuPct,
                double pollNanos, double roundTripsPerSec, double fairMin, double fairMedian, double fairMax,
-               int threads, long fds, String note) {
+               int threads, long fds, String note, double load) {
     }
 
     private ScaleBench() {
@@ -97,6 +100,8 @@ public final class ScaleBench {
         double idleSeconds = 3;
         double rateSeconds = 2;
         Path csv = null;
+        Path plot = null;
+        Path fromCsv = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--providers" -> providers = List.of(args[++i].split(","));
@@ -104,16 +109,31 @@ public final class ScaleBench {
                 case "--idle-seconds" -> idleSeconds = Double.parseDouble(args[++i]);
                 case "--rate-seconds" -> rateSeconds = Double.parseDouble(args[++i]);
                 case "--csv" -> csv = Path.of(args[++i]);
+                case "--plot" -> plot = Path.of(args[++i]);
+                case "--from-csv" -> fromCsv = Path.of(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
                             + " (--providers mem,shm,tcp --conns 1,16,256,1024 --idle-seconds S --rate-seconds S"
-                            + " --csv FILE)");
+                            + " --csv FILE --plot FILE.png --from-csv FILE)");
                     System.exit(2);
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "scale: %d cpus, fd limit %s, java %s%n",
-                Runtime.getRuntime().availableProcessors(), fdLimit(), System.getProperty("java.version"));
+        if (fromCsv != null) {
+            List<Row> rows = readCsv(fromCsv);
+            printHeader(System.out);
+            rows.forEach(r -> print(System.out, r));
+            if (plot != null) {
+                ScalePlot.write(plot, rows, "from " + fromCsv.getFileName() + loadRange(rows));
+                System.out.println("scale: chart in " + plot);
+            }
+            return;
+        }
+        String machine = String.format(Locale.ROOT, "%d cpus, java %s, idle %.1f s, rate %.1f s",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), idleSeconds,
+                rateSeconds);
+        System.out.printf(Locale.ROOT, "scale: %d cpus, fd limit %s, java %s, load %.2f%n",
+                Runtime.getRuntime().availableProcessors(), fdLimit(), System.getProperty("java.version"), load());
         List<Row> rows = new ArrayList<>();
         for (String p : providers) { // warm-up: class loading and JIT, not reported
             try {
@@ -130,7 +150,7 @@ public final class ScaleBench {
                     r = run(p, n, idleSeconds, rateSeconds);
                 } catch (DatException | IllegalStateException e) {
                     r = new Row(p, n, Double.NaN, -1, -1, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-                            Double.NaN, Double.NaN, -1, -1, "FAILED: " + e);
+                            Double.NaN, Double.NaN, -1, -1, "FAILED: " + e, load());
                 }
                 rows.add(r);
                 print(System.out, r);
@@ -138,28 +158,81 @@ public final class ScaleBench {
         }
         if (csv != null) {
             List<String> lines = new ArrayList<>();
-            lines.add("provider,connections,setup_per_s,heap_bytes_per_conn,rss_bytes_per_conn,idle_cpu_pct,"
-                    + "poll_ns,round_trips_per_s,fair_min,fair_median,fair_max,threads,fds,note");
+            lines.add(CSV_HEADER);
             for (Row r : rows) {
-                lines.add(String.format(Locale.ROOT, "%s,%d,%.1f,%d,%d,%.3f,%.1f,%.1f,%.3f,%.3f,%.3f,%d,%d,%s",
+                lines.add(String.format(Locale.ROOT, "%s,%d,%.1f,%d,%d,%.3f,%.1f,%.1f,%.3f,%.3f,%.3f,%d,%d,%s,%.2f",
                         r.provider, r.n, r.setupPerSec, r.heapPerConn, r.rssPerConn, r.idleCpuPct, r.pollNanos,
                         r.roundTripsPerSec, r.fairMin, r.fairMedian, r.fairMax, r.threads, r.fds,
-                        r.note.replace(',', ';')));
+                        r.note.replace(',', ';'), r.load));
             }
             Files.write(csv, lines);
             System.out.println("scale: CSV in " + csv);
         }
+        if (plot != null) {
+            ScalePlot.write(plot, rows, machine + loadRange(rows));
+            System.out.println("scale: chart in " + plot);
+        }
+    }
+
+    /** The CSV's first line. */
+    static final String CSV_HEADER = "provider,connections,setup_per_s,heap_bytes_per_conn,rss_bytes_per_conn,"
+            + "idle_cpu_pct,poll_ns,round_trips_per_s,fair_min,fair_median,fair_max,threads,fds,note,load1";
+
+    /**
+     * The rows of a CSV written by {@code --csv} (a file without the {@code load1} column, from before it
+     * existed, reads as load NaN).
+     */
+    static List<Row> readCsv(Path file) throws IOException {
+        List<Row> rows = new ArrayList<>();
+        for (String line : Files.readAllLines(file)) {
+            if (line.isBlank() || line.startsWith("provider,")) {
+                continue;
+            }
+            String[] f = line.split(",", -1);
+            if (f.length < 14) {
+                throw new IOException("not a scale CSV line: " + line);
+            }
+            rows.add(new Row(f[0], Integer.parseInt(f[1]), Double.parseDouble(f[2]), Long.parseLong(f[3]),
+                    Long.parseLong(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
+                    Double.parseDouble(f[7]), Double.parseDouble(f[8]), Double.parseDouble(f[9]),
+                    Double.parseDouble(f[10]), Integer.parseInt(f[11]), Long.parseLong(f[12]), f[13],
+                    f.length > 14 ? Double.parseDouble(f[14]) : Double.NaN));
+        }
+        return rows;
+    }
+
+    /** ", load a-b" over the rows (1-minute load averages at the ends of the rows), or "". */
+    private static String loadRange(List<Row> rows) {
+        double lo = Double.MAX_VALUE;
+        double hi = -1;
+        for (Row r : rows) {
+            if (Double.isFinite(r.load)) {
+                lo = Math.min(lo, r.load);
+                hi = Math.max(hi, r.load);
+            }
+        }
+        return hi < 0 ? "" : String.format(Locale.ROOT, ", load average %.1f-%.1f", lo, hi);
+    }
+
+    /** The 1-minute load average ({@code /proc/loadavg}), NaN where it cannot be read. */
+    static double load() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
     }
 
     private static void printHeader(PrintStream out) {
-        out.printf(Locale.ROOT, "%-4s %5s %9s %9s %9s %7s %9s %10s %17s %7s %6s %s%n", "prov", "conns", "setup/s",
-                "heap B/c", "rss B/c", "idle%", "poll ns", "rt/s", "fair min/med/max", "threads", "fds", "note");
+        out.printf(Locale.ROOT, "%-4s %5s %9s %9s %9s %7s %9s %10s %17s %7s %6s %5s %s%n", "prov", "conns",
+                "setup/s", "heap B/c", "rss B/c", "idle%", "poll ns", "rt/s", "fair min/med/max", "threads", "fds",
+                "load", "note");
     }
 
     private static void print(PrintStream out, Row r) {
-        out.printf(Locale.ROOT, "%-4s %5d %9.0f %9d %9d %7.2f %9.1f %10.0f %5.2f/%5.2f/%5.2f %7d %6d %s%n",
+        out.printf(Locale.ROOT, "%-4s %5d %9.0f %9d %9d %7.2f %9.1f %10.0f %5.2f/%5.2f/%5.2f %7d %6d %5.2f %s%n",
                 r.provider, r.n, r.setupPerSec, r.heapPerConn, r.rssPerConn, r.idleCpuPct, r.pollNanos,
-                r.roundTripsPerSec, r.fairMin, r.fairMedian, r.fairMax, r.threads, r.fds, r.note);
+                r.roundTripsPerSec, r.fairMin, r.fairMedian, r.fairMax, r.threads, r.fds, r.load, r.note);
     }
 
     /** One side: an IA with its PZ, shared EVDs, one buffer of N slots and its EPs. */
@@ -264,7 +337,7 @@ public final class ScaleBench {
             double median = sorted[n / 2] / mean;
             double max = sorted[n - 1] / mean;
             return new Row(provider, n, n * 1e9 / setupNanos, heapPerConn, rssPerConn, idlePct, pollNanos, rate,
-                    min, median, max, threads, fds, note);
+                    min, median, max, threads, fds, note, load());
         } finally {
             if (client != null) {
                 client.close();
