@@ -102,6 +102,13 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
      * one wake-up of these VMs, the delay a sleep would have cost the next record.
      */
     static final long LOCK_BUSY_PARK_NANOS = 50_000;
+    /**
+     * Sleeps announced: the thread counts one before it sets the board's sleeping word (volatile, both: a poller
+     * that read this count and then sees the word set sees that sleep's word, never an earlier one's).
+     */
+    private volatile long sleeps;
+    /** The sleep a poller last woke the thread from (pollers; racy on purpose: at worst one more wake-up). */
+    private long wokenSleep = -1;
     /** The last {@link #sleepReady} found a connection's lock held (thread-confined). */
     private boolean lockBusy;
 
@@ -157,9 +164,13 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
             if ((++polls & 31) == 0 || lastPoll() == 0) {
                 polledAt(System.nanoTime());
                 ReadyBoard b = board;
-                if (b != null && b.sleeping()) {
+                long g = sleeps;
+                if (b != null && g != wokenSleep && b.sleeping()) {
                     // the thread still blocks, so peers ring sockets for every mark: it wakes, sees this
-                    // poller and parks instead (it sleeps again only when the polls stop)
+                    // poller and parks instead (it sleeps again only when the polls stop). Once per sleep: the
+                    // thread takes tens of microseconds to clear the word, and every wake() is an unpark and a
+                    // selector wake-up (a system call); JFR found 6% of a polling server's samples there.
+                    wokenSleep = g;
                     wake();
                 }
             }
@@ -456,6 +467,7 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
                 }
             }
             // volatile store, then volatile loads: a peer that marks after this sees it and rings the socket
+            sleeps++; // before the word (see sleeps); only this thread writes it
             b.setSleeping(true);
             if (b.anyMarked() || hasTasks()) {
                 b.setSleeping(false);
