@@ -90,7 +90,8 @@ public final class PerfCommand implements Callable<Integer> {
     private Long durationNanos;
 
     @Option(names = "--warmup", paramLabel = "N", defaultValue = "20000",
-            description = "Untimed warm-up iterations per latency test (default: ${DEFAULT-VALUE}).")
+            description = "Untimed warm-up iterations per latency test (default: ${DEFAULT-VALUE}); a warm-up goes "
+                    + "on, a round of its size at a time (at most 3 s more), while the JIT still compiles.")
     private int warmup;
 
     @Option(names = "--bw-size", paramLabel = "SIZES", split = ",",
