@@ -306,6 +306,10 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
      * waiter does not pull the line from the holder's core on every turn.
      */
     static void lockSpinning(ReentrantLock lock) {
+        if (lock.isHeldByCurrentThread()) {
+            lock.lock(); // reentrant: no wait
+            return;
+        }
         for (int i = 0; i < LOCK_SPINS; i++) {
             if (!lock.isLocked() && lock.tryLock()) {
                 return;

@@ -447,7 +447,7 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
         }
         if (b == null) {
             for (ShmConnection c : connections.snapshot()) {
-                if (!sleeps(c)) {
+                if (!mayLeave(c)) {
                     return false;
                 }
             }
@@ -459,7 +459,7 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
         try {
             for (int i = hotCount - 1; i >= 0; i--) {
                 ShmConnection c = hot[i];
-                if (!sleeps(c)) {
+                if (!mayLeave(c)) {
                     return false;
                 }
                 if (c.slot >= 0) {
@@ -483,7 +483,7 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
      * {@link ShmConnection#prepareToSleep} for the thread's sleep: true when {@code c} may be left; a connection
      * whose lock another thread holds notes {@link #lockBusy} ({@link #block} parks briefly instead of sleeping).
      */
-    private boolean sleeps(ShmConnection c) {
+    private boolean mayLeave(ShmConnection c) {
         int s = c.prepareToSleep();
         if (s == ShmConnection.BUSY) {
             lockBusy = true;

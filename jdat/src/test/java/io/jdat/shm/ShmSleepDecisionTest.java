@@ -2,11 +2,9 @@ package io.jdat.shm;
 
 import static io.jdat.testing.DataPath.iov;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.CompletionFlags;
 import io.jdat.testing.Pair;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -29,7 +27,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ShmTesting.KeepConnectionFiles.class)
 class ShmSleepDecisionTest {
     private static final long HOLD_NANOS = 300_000_000L;
-    private static final long WAIT_NANOS = 5_000_000_000L;
 
     @BeforeAll
     static void register() {
@@ -45,7 +42,7 @@ class ShmSleepDecisionTest {
         try (Pair p = new Pair(ShmTesting.SHM, null, 64).connect(); Arena arena = Arena.ofShared()) {
             ShmConnection.startHook = null;
             ShmConnection server = started.stream().filter(c -> !c.activeSide).findFirst().orElseThrow();
-            MemorySegment sleeping = serverSleepingFlag(p, arena);
+            MemorySegment sleeping = ShmTesting.serverSleepingWord(p, arena);
             long cookie = 1;
             for (ReentrantLock lock : List.of(server.rxLock, server.txLock)) {
                 String name = lock == server.rxLock ? "receive lock" : "transmit lock";
@@ -72,7 +69,7 @@ class ShmSleepDecisionTest {
                 p.server.expectDto(p.server.recvEvd, cookie);
                 p.client.expectDto(p.client.reqEvd, cookie);
                 cookie++;
-                awaitFlag(sleeping, 1, "the server's progress thread sleeps once the " + name + " is free");
+                ShmTesting.awaitWord(sleeping, 1, "the server's progress thread sleeps once the " + name + " is free");
                 cookie = exchange(p, cookie); // both consumers wait in dat_evd_wait: the progress threads deliver
             }
         } finally {
@@ -87,19 +84,5 @@ class ShmSleepDecisionTest {
         p.server.expectDto(p.server.recvEvd, cookie);
         p.client.expectDto(p.client.reqEvd, cookie);
         return cookie + 1;
-    }
-
-    /** The sleeping word of the server IA's board, in a third mapping of it. */
-    private static MemorySegment serverSleepingFlag(Pair p, Arena arena) throws IOException {
-        java.nio.file.Path dir = ((java.net.UnixDomainSocketAddress) p.serverAddress()).getPath();
-        return RingFile.open(dir.resolve(ReadyBoard.FILE), arena).asSlice(ReadyBoard.SLEEPING, 4);
-    }
-
-    private static void awaitFlag(MemorySegment flag, int value, String what) {
-        long deadline = System.nanoTime() + WAIT_NANOS;
-        while ((int) ShmRing.INT.getVolatile(flag, 0L) != value) {
-            assertTrue(System.nanoTime() < deadline, what);
-            Thread.onSpinWait();
-        }
     }
 }
