@@ -93,8 +93,10 @@ def main():
             1.0)
     lat_row("shm RDMA Write 64 B one-way", "jdat:shm:write_lat", "ucx:posix:ucp_put_lat", "UCX posix `ucp_put_lat`",
             1.0)
-    bw_row("shm RDMA Write 1 MiB, window 16 / window 1", ["jdat:shm:write_bw_w16", "jdat:shm:write_bw_w1"],
-           "ucx:posix:ucp_put_bw", "UCX posix `ucp_put_bw`", 1.0)
+    bw_row("shm RDMA Write 1 MiB, window 16 / window 1 (`--memory shared`)",
+           ["jdat:shm:write_bw_w16", "jdat:shm:write_bw_w1"], "ucx:posix:ucp_put_bw", "UCX posix `ucp_put_bw`", 1.0)
+    bw_row("shm RDMA Write 1 MiB, window 16, `--memory native` (cross-memory attach)",
+           ["jdat:shm:native:write_bw_w16"], "ucx:posix:ucp_put_bw", "UCX posix `ucp_put_bw`", 1.0)
     lat_row("tcp send/recv 64 B one-way", "jdat:tcp:send_lat", "ucx:tcp:tag_lat", "UCX tcp `tag_lat`", 1.0)
     lat_row("tcp send/recv 64 B one-way", "jdat:tcp:send_lat", "fi:tcp:pingpong", "libfabric `fi_pingpong -p tcp`",
             1.0)
@@ -120,7 +122,9 @@ def main():
     print(f"Medians of {n} interleaved run(s). jdat perf: two processes (--server / --client, --no-verify) on shm and "
           "tcp, one process on mem; its median one-way latency, stream MB/s. UCX: ucx_perftest's typical (p50) "
           "latency and overall bandwidth; libfabric: fi_pingpong's usec/xfer (mean); spin limit: "
-          "JvmSpinPingPong.java's median chunk. CPU µs/msg: both processes' CPU time per message (a ping-pong "
+          "JvmSpinPingPong.java's median chunk. shm bandwidth: `--memory shared` (DAT shared memory, which the "
+          "peer maps: like ucx_perftest's buffers, which UCX allocates in shared memory with UCX_TLS=posix) and a "
+          "labelled `--memory native` row (cross-memory attach). CPU µs/msg: both processes' CPU time per message (a ping-pong "
           "iteration is two messages; polling keeps both sides' threads busy, so it is about two one-way times). "
           "A bandwidth row's goal is met when the better of its windows reaches it.")
     if notes:

@@ -14,8 +14,13 @@
 #
 # What runs, per repetition (in this order, so that the runs of one scenario are spread over the whole time):
 #   jdat shm  : server `jdat perf --server --ia shm`; clients (each its own server):
-#               `--op send,rdma-write --sizes 64 --bw-size 1M --window 16 --no-verify` and
-#               `--op rdma-write --test bandwidth --bw-size 1M --window 1 --no-verify`
+#               `--op send,rdma-write --sizes 64 --bw-size 1M --window 16 --memory shared --no-verify`,
+#               `--op rdma-write --test bandwidth --bw-size 1M --window 1 --memory shared --no-verify` and
+#               `--op rdma-write --test bandwidth --bw-size 1M --window 16 --memory native --no-verify`.
+#               Shared: the buffers are DAT shared memory (ShmMemory), which the peer maps and copies once, like
+#               ucx_perftest's buffers with UCX_TLS=posix (ucp_mem_map allocates them in shared memory, the put is a
+#               memcpy into the peer's mapping): the like-for-like row. Native: plain native memory, which the
+#               peer reaches with cross-memory attach (process_vm_readv/writev), a labelled row of its own.
 #   UCX posix : UCX_TLS=posix,self ucx_perftest tag_lat 64 B, ucp_put_lat 64 B, ucp_put_bw 1 MiB
 #   fi shm    : fi_pingpong -p shm -e rdm -S 64
 #   jdat tcp  : as shm with --ia tcp over 127.0.0.1, windows 16 and 2
@@ -158,13 +163,16 @@ perf_one() { # perf_one IA KEY REP TAG ARGS...: both sides in one process
     jdat_rows "$f.json" "$key" "$r"
 }
 LAT_SHM=(--op send,rdma-write --sizes 64 -n "$(n_of 200000)" --warmup "$(n_of 50000)" --bw-size 1M
-         --bw-bytes "$(( 4096 / SCALE ))M" --window 16)
+         --bw-bytes "$(( 4096 / SCALE ))M" --window 16 --memory shared)
 LAT_TCP=(--op send,rdma-write --sizes 64 -n "$(n_of 50000)" --warmup "$(n_of 10000)" --bw-size 1M
          --bw-bytes "$(( 2048 / SCALE ))M" --window 16)
 WAIT=(--op send --test latency --sizes 64 --wait)
 g_jdat_shm() {
     perf_two shm jdat:shm "$1" lat "${LAT_SHM[@]}"
-    perf_two shm jdat:shm "$1" w1 --op rdma-write --test bandwidth --bw-size 1M --bw-bytes "$(( 2048 / SCALE ))M" --window 1
+    perf_two shm jdat:shm "$1" w1 --op rdma-write --test bandwidth --bw-size 1M --bw-bytes "$(( 2048 / SCALE ))M" --window 1 \
+        --memory shared
+    perf_two shm jdat:shm:native "$1" native --op rdma-write --test bandwidth --bw-size 1M \
+        --bw-bytes "$(( 4096 / SCALE ))M" --window 16 --memory native
 }
 g_jdat_tcp() {
     perf_two tcp jdat:tcp "$1" lat "${LAT_TCP[@]}"

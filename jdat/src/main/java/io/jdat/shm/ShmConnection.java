@@ -152,8 +152,18 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
         rx.setPeerMemory(peerMemoryDir, arena);
     }
 
+    /**
+     * Told of every connection that starts (tests: they reach a connection's locks through it); null in
+     * production, one volatile read per connection.
+     */
+    static volatile java.util.function.Consumer<ShmConnection> startHook;
+
     /** Starts delivering to {@code s} (null: the core did not want the connection). */
     void start(ChannelSink s) {
+        java.util.function.Consumer<ShmConnection> hook = startHook;
+        if (hook != null) {
+            hook.accept(this);
+        }
         if (s == null) {
             close(CLOSE_BREAK);
             return;
@@ -280,8 +290,33 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
     }
 
     private boolean lockTx() {
-        txLock.lock();
+        lockSpinning(txLock);
         return true;
+    }
+
+    /** Spins before {@link #lockSpinning} queues: some 10 µs of {@link Thread#onSpinWait()}. */
+    static final int LOCK_SPINS = 256;
+
+    /**
+     * Takes {@code lock} on a data path, spinning up to {@value #LOCK_SPINS} looks before it queues. The holders of
+     * these locks keep them for well under a microsecond (a post, a pass), while a queued waiter parks at once
+     * ({@link ReentrantLock#lock}): the holder's unlock must then unpark it (a futex wake on the holder's thread)
+     * and the waiter takes tens of microseconds to run again on these VMs, during which it holds whatever it held
+     * before (issue 18). The look is a plain read of the lock's state before the compare-and-set, so a spinning
+     * waiter does not pull the line from the holder's core on every turn.
+     */
+    static void lockSpinning(ReentrantLock lock) {
+        if (lock.isHeldByCurrentThread()) {
+            lock.lock(); // reentrant: no wait
+            return;
+        }
+        for (int i = 0; i < LOCK_SPINS; i++) {
+            if (!lock.isLocked() && lock.tryLock()) {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        lock.lock();
     }
 
     /**
@@ -306,14 +341,35 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
         }
     }
 
-    /** Before the progress thread blocks: announces it and checks once more (false: there is work). */
-    boolean prepareToSleep() {
+    /** {@link #prepareToSleep}: the flag is set and nothing is left to do. */
+    static final int SLEEP = 0;
+    /** {@link #prepareToSleep}: something arrived or waits (the flag is clear again). */
+    static final int WORK = 1;
+    /**
+     * {@link #prepareToSleep}: another thread holds a lock of the connection (a consumer polling or posting); the
+     * flag is clear, nothing was decided: ask again later.
+     */
+    static final int BUSY = 2;
+
+    /**
+     * Before the connection goes cold or the progress thread blocks: announces it (the consumer-sleeping flag of
+     * the incoming ring) and checks once more, Dekker's pattern with the peer ({@link ShmReceiver#prepareToSleep}).
+     * Never waits for a lock: a thread that holds one of this connection is polling or posting on it, so it is not
+     * a connection to leave; the caller keeps it hot and asks again later. (It took the receive lock with
+     * {@code lock()} before: the progress thread queued behind a polling consumer, every unlock of the consumer's
+     * poll had to unpark it, and the ping-pong fell into a ~50 µs mode; issue 18.)
+     *
+     * @return {@link #SLEEP}, {@link #WORK} or {@link #BUSY}
+     */
+    int prepareToSleep() {
         if (closed) {
-            return true;
+            return SLEEP;
         }
-        rxLock.lock();
+        if (!rxLock.tryLock()) {
+            return BUSY;
+        }
         try {
-            return closed || rx.prepareToSleep();
+            return closed ? SLEEP : rx.prepareToSleep();
         } finally {
             rxLock.unlock();
         }

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -26,7 +27,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *       looks at the board once more, and blocks in {@code select} on the connections' sockets. A peer that
  *       marks a cold connection ready while the board says so also rings that connection's doorbell: one byte
  *       on its socket. A peer that ends closes the socket, which wakes the thread too. The select also times
- *       out after {@value #SELECT_MILLIS} ms for the receiver-not-ready deadlines.</li>
+ *       out after {@value #SELECT_MILLIS} ms for the receiver-not-ready deadlines. The thread never waits for a
+ *       connection's lock on the way: a connection whose lock another thread holds (a consumer polling or posting)
+ *       stays hot, and instead of sleeping the thread parks {@link #LOCK_BUSY_PARK_NANOS} ns and decides again
+ *       (queued on a polling consumer's receive lock, it made every unlock of that consumer's poll a futex wake:
+ *       a ~50 µs mode of the two-process ping-pong, issue 18).</li>
  * </ol>
  * A consumer that stops polling to park in a wait hands over at once ({@link #pollerIdle}). The loop and the
  * hand-over are {@link ProgressThread}'s, with these constants.
@@ -92,6 +97,20 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
      */
     private int perConnectionBeats;
     private long lastFullLook = System.nanoTime();
+    /**
+     * How long the thread parks when it meant to sleep but another thread held a lock of a hot connection: about
+     * one wake-up of these VMs, the delay a sleep would have cost the next record.
+     */
+    static final long LOCK_BUSY_PARK_NANOS = 50_000;
+    /**
+     * Sleeps announced: the thread counts one before it sets the board's sleeping word (volatile, both: a poller
+     * that read this count and then sees the word set sees that sleep's word, never an earlier one's).
+     */
+    private volatile long sleeps;
+    /** The sleep a poller last woke the thread from (pollers; racy on purpose: at worst one more wake-up). */
+    private long wokenSleep = -1;
+    /** The last {@link #sleepReady} found a connection's lock held (thread-confined). */
+    private boolean lockBusy;
 
     private final ByteBuffer drain = ByteBuffer.allocateDirect(256);
     private final java.util.function.Consumer<SelectionKey> readyAction = this::ready;
@@ -145,9 +164,13 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
             if ((++polls & 31) == 0 || lastPoll() == 0) {
                 polledAt(System.nanoTime());
                 ReadyBoard b = board;
-                if (b != null && b.sleeping()) {
+                long g = sleeps;
+                if (b != null && g != wokenSleep && b.sleeping()) {
                     // the thread still blocks, so peers ring sockets for every mark: it wakes, sees this
-                    // poller and parks instead (it sleeps again only when the polls stop)
+                    // poller and parks instead (it sleeps again only when the polls stop). Once per sleep: the
+                    // thread takes tens of microseconds to clear the word, and every wake() is an unpark and a
+                    // selector wake-up (a system call); JFR found 6% of a polling server's samples there.
+                    wokenSleep = g;
                     wake();
                 }
             }
@@ -202,8 +225,9 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
             if (c.poll()) {
                 c.lastTraffic = pass;
                 any = true;
-            } else if (pass - c.lastTraffic > COLD_PASSES && c.slot >= 0 && c.prepareToSleep()) {
-                dropHot(i); // its flag is set: the peer marks it from now on
+            } else if (pass - c.lastTraffic > COLD_PASSES && c.slot >= 0
+                    && c.prepareToSleep() == ShmConnection.SLEEP) {
+                dropHot(i); // its flag is set: the peer marks it from now on (BUSY: a thread is at it, stays hot)
                 continue;
             }
             i++;
@@ -393,8 +417,15 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
     protected void block() throws IOException {
         selector.selectNow(readyAction);
         ReadyBoard b = board;
+        lockBusy = false;
         if (sleepReady(b)) {
             selector.select(readyAction, SELECT_MILLIS);
+        } else if (lockBusy) {
+            // Another thread holds a lock of a hot connection: it polls or posts there. Not queued on its lock
+            // (its unlock would have to unpark this thread), and not spinning on it (the core is the peer's):
+            // park briefly and decide again, from the loop's start. Nothing was announced, so nothing is lost: a
+            // connection that stayed hot is polled by the next pass.
+            LockSupport.parkNanos(this, LOCK_BUSY_PARK_NANOS);
         }
         if (b != null) {
             b.setSleeping(false);
@@ -416,7 +447,7 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
         }
         if (b == null) {
             for (ShmConnection c : connections.snapshot()) {
-                if (!c.prepareToSleep()) {
+                if (!mayLeave(c)) {
                     return false;
                 }
             }
@@ -428,18 +459,15 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
         try {
             for (int i = hotCount - 1; i >= 0; i--) {
                 ShmConnection c = hot[i];
-                if (c.slot < 0) {
-                    if (!c.prepareToSleep()) { // no slot: the peer rings the socket while the flag is set
-                        return false;
-                    }
-                    continue;
-                }
-                if (!c.prepareToSleep()) {
+                if (!mayLeave(c)) {
                     return false;
                 }
-                dropHot(i);
+                if (c.slot >= 0) {
+                    dropHot(i); // without a slot it stays hot: the peer rings the socket while the flag is set
+                }
             }
             // volatile store, then volatile loads: a peer that marks after this sees it and rings the socket
+            sleeps++; // before the word (see sleeps); only this thread writes it
             b.setSleeping(true);
             if (b.anyMarked() || hasTasks()) {
                 b.setSleeping(false);
@@ -449,6 +477,18 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
         } finally {
             passLock.unlock();
         }
+    }
+
+    /**
+     * {@link ShmConnection#prepareToSleep} for the thread's sleep: true when {@code c} may be left; a connection
+     * whose lock another thread holds notes {@link #lockBusy} ({@link #block} parks briefly instead of sleeping).
+     */
+    private boolean mayLeave(ShmConnection c) {
+        int s = c.prepareToSleep();
+        if (s == ShmConnection.BUSY) {
+            lockBusy = true;
+        }
+        return s == ShmConnection.SLEEP;
     }
 
     /** A socket is readable: doorbell bytes (dropped; the connection is marked) or its end. */

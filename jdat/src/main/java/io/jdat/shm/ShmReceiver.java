@@ -647,7 +647,7 @@ final class ShmReceiver implements RecordHandler {
             return false;
         }
         boolean ok;
-        conn.txLock.lock();
+        ShmConnection.lockSpinning(conn.txLock);
         try {
             ok = conn.tx.takeStaged(peerStaging, len);
         } finally {
@@ -776,33 +776,37 @@ final class ShmReceiver implements RecordHandler {
 
     // ------------------------------------------------------------------ sleeping
 
-    /** Announces sleep and checks for work once more ({@code rxLock} held); true: nothing to do. */
-    boolean prepareToSleep() {
+    /**
+     * Announces sleep and checks for work once more ({@code rxLock} held; {@code txLock} only tried).
+     *
+     * @return {@link ShmConnection#SLEEP} (the flag stays set), {@link ShmConnection#WORK} or
+     *         {@link ShmConnection#BUSY} (the flag is clear again)
+     */
+    int prepareToSleep() {
         if (stopped) {
-            return true;
+            return ShmConnection.SLEEP;
         }
         try {
             if (!in.prepareToSleep()) {
-                return false;
+                return ShmConnection.WORK;
             }
-            boolean work = (long) ConnectionLayout.LONG.getVolatile(peerBlock, (long) ConnectionLayout.STAGED_SEQ)
+            int state = (long) ConnectionLayout.LONG.getVolatile(peerBlock, (long) ConnectionLayout.STAGED_SEQ)
                     != takenSeq
                     || (readState == READ_SERVING && (long) ConnectionLayout.LONG.getVolatile(peerBlock,
                             (long) ConnectionLayout.TAKEN_SEQ) == stagedSeq)
                     || (int) ConnectionLayout.INT.getVolatile(peerBlock, (long) ConnectionLayout.CLOSE_STATE)
                             != ConnectionLayout.OPEN
-                    || conn.tx.hasWork();
-            if (work) {
+                    ? ShmConnection.WORK : conn.tx.sleepCheck();
+            if (state != ShmConnection.SLEEP) {
                 in.awake();
-                return false;
             }
-            return true;
+            return state;
         } catch (RingCorruptException e) {
             peerCorrupt(e.getMessage());
-            return false;
+            return ShmConnection.WORK;
         } catch (InternalError | IllegalStateException e) {
             peerCorrupt("the connection's mapping failed: " + e);
-            return false;
+            return ShmConnection.WORK;
         }
     }
 

@@ -80,7 +80,7 @@ final class ShmTransmitter {
 
     /** Called with the EP's posting lock held. */
     void submit(WorkRequest wr) {
-        conn.txLock.lock();
+        ShmConnection.lockSpinning(conn.txLock);
         try {
             if (stopped) {
                 return;
@@ -124,20 +124,27 @@ final class ShmTransmitter {
     }
 
     /**
-     * Whether a completion or a waiting request could go on now: for the progress thread's last look before it
-     * blocks, after it announced that (the peer rings the doorbell for anything it does afterwards).
+     * Whether a completion or a waiting request could go on now: for the last look before the connection goes cold
+     * or the progress thread blocks, after the flag that makes the peer notify was set (the peer then notifies for
+     * anything it does afterwards). Only tries the lock: its holder is posting or completing on this connection.
+     *
+     * @return {@link ShmConnection#SLEEP} (nothing), {@link ShmConnection#WORK} or {@link ShmConnection#BUSY} (the
+     *         lock is held)
      */
-    boolean hasWork() throws RingCorruptException {
-        conn.txLock.lock();
+    int sleepCheck() throws RingCorruptException {
+        if (!conn.txLock.tryLock()) {
+            return ShmConnection.BUSY;
+        }
         try {
             if (stopped || count == 0) {
-                return false;
+                return ShmConnection.SLEEP;
             }
             long pos = out.consumerPosition();
-            return (written > 0 && endPos[head] <= pos) || (written < count && pos != blockedAt);
+            return (written > 0 && endPos[head] <= pos) || (written < count && pos != blockedAt)
+                    ? ShmConnection.WORK : ShmConnection.SLEEP;
         } catch (InternalError | IllegalStateException e) {
             broken(e);
-            return true;
+            return ShmConnection.WORK;
         } finally {
             conn.txLock.unlock();
         }
@@ -153,7 +160,7 @@ final class ShmTransmitter {
         if (!busy) {
             return;
         }
-        conn.txLock.lock();
+        ShmConnection.lockSpinning(conn.txLock);
         try {
             if (!stopped) {
                 reap();

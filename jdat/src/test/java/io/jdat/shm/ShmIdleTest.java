@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jdat.CompletionFlags;
 import io.jdat.DatEvent;
 import io.jdat.testing.Pair;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -29,14 +28,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(ShmTesting.KeepConnectionFiles.class)
 class ShmIdleTest {
-    private static final long WAIT_NANOS = 5_000_000_000L;
 
     @Test
     @DisplayName("a side that sleeps sets its board's sleeping word; woken by a record while a consumer polls (and"
             + " makes the passes much of the time), it clears the word within 200 ms of records, in 100 of 100 cycles")
     void sleepingFlagIsClearedWhileAConsumerPolls() throws Exception {
         try (Pair p = new Pair(ShmTesting.SHM, null, 64).connect(); Arena arena = Arena.ofShared()) {
-            MemorySegment flag = serverSleepingFlag(p, arena);
+            MemorySegment flag = ShmTesting.serverSleepingWord(p, arena);
             AtomicBoolean polling = new AtomicBoolean();
             AtomicBoolean done = new AtomicBoolean();
             // The server's consumer: polls its receive EVD flat out while told to, reposting what arrives.
@@ -58,7 +56,7 @@ class ShmIdleTest {
                 int leftSet = 0;
                 for (int cycle = 0; cycle < cycles; cycle++) {
                     polling.set(false);
-                    awaitFlag(flag, 1, "the idle server's progress thread sleeps (cycle " + cycle + ")");
+                    ShmTesting.awaitWord(flag, 1, "the idle server's progress thread sleeps (cycle " + cycle + ")");
                     polling.set(true);
                     // A record rings the sleeping server's doorbell: its progress thread wakes while the consumer
                     // polls.
@@ -137,20 +135,6 @@ class ShmIdleTest {
             waiter.join(5000);
             assertTrue(waiterCpu.get() < 130_000_000L,
                     "the waiting consumer used " + waiterCpu.get() / 1_000_000 + " ms of CPU in 1.3 s");
-        }
-    }
-
-    /** The sleeping word of the server IA's board, in a third mapping of it. */
-    private static MemorySegment serverSleepingFlag(Pair p, Arena arena) throws IOException {
-        java.nio.file.Path dir = ((java.net.UnixDomainSocketAddress) p.serverAddress()).getPath();
-        return RingFile.open(dir.resolve(ReadyBoard.FILE), arena).asSlice(ReadyBoard.SLEEPING, 4);
-    }
-
-    private static void awaitFlag(MemorySegment flag, int value, String what) {
-        long deadline = System.nanoTime() + WAIT_NANOS;
-        while ((int) ShmRing.INT.getVolatile(flag, 0L) != value) {
-            assertTrue(System.nanoTime() < deadline, what);
-            Thread.onSpinWait();
         }
     }
 }

@@ -134,4 +134,19 @@ public final class ShmTesting {
             ShmActive.keepConnectionFiles = false;
         }
     }
+
+    /** The sleeping word of the serving IA's {@link ReadyBoard} of {@code p}, in a mapping of its own. */
+    static MemorySegment serverSleepingWord(Pair p, Arena arena) throws IOException {
+        Path dir = ((UnixDomainSocketAddress) p.serverAddress()).getPath();
+        return RingFile.open(dir.resolve(ReadyBoard.FILE), arena).asSlice(ReadyBoard.SLEEPING, 4);
+    }
+
+    /** Spins until the int {@code word} holds {@code value}; fails with {@code what} after 5 s. */
+    static void awaitWord(MemorySegment word, int value, String what) {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while ((int) ShmRing.INT.getVolatile(word, 0L) != value) {
+            org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() < deadline, what);
+            Thread.onSpinWait();
+        }
+    }
 }

@@ -90,7 +90,8 @@ public final class PerfCommand implements Callable<Integer> {
     private Long durationNanos;
 
     @Option(names = "--warmup", paramLabel = "N", defaultValue = "20000",
-            description = "Untimed warm-up iterations per latency test (default: ${DEFAULT-VALUE}).")
+            description = "Untimed warm-up iterations per latency test (default: ${DEFAULT-VALUE}); a warm-up goes "
+                    + "on, a round of its size at a time (at most 3 s more), while the JIT still compiles.")
     private int warmup;
 
     @Option(names = "--bw-size", paramLabel = "SIZES", split = ",",
@@ -123,10 +124,12 @@ public final class PerfCommand implements Callable<Integer> {
                     + "per side, out of cache). A two-process server follows the client.")
     private String buffers;
 
-    @Option(names = "--memory", paramLabel = "KIND", defaultValue = "native",
-            description = "The buffers: native (an Arena's memory, the default) or shared (DAT shared memory, "
-                    + "io.jdat.shm.ShmMemory: an shm IA's peer maps it and copies once, no cross-memory attach). "
-                    + "A two-process server follows the client.")
+    @Option(names = "--memory", paramLabel = "KIND",
+            description = "The buffers: shared (DAT shared memory, io.jdat.shm.ShmMemory: the shm peer maps it and "
+                    + "copies once, as ucx_perftest's buffers with UCX_TLS=posix, which UCX allocates in shared memory "
+                    + "and the peer maps: the default on an shm IA) or native (an Arena's memory: an shm peer reaches "
+                    + "it with cross-memory attach, process_vm_readv/writev; the default on other IAs). A two-process "
+                    + "server follows the client.")
     private String memory;
 
     @Mixin
@@ -306,11 +309,12 @@ public final class PerfCommand implements Callable<Integer> {
         require(iterations >= 1, "--iterations must be at least 1");
         require(warmup >= 0, "--warmup must not be negative");
         require(bwBytes >= 1, "--bw-bytes must be positive");
-        require(memory.equals("native") || memory.equals("shared"), "--memory is native or shared, not " + memory);
+        String ia = iaOption.name();
+        String kind = memory != null ? memory : PerfSide.isShm(ia) ? "shared" : "native";
+        require(kind.equals("native") || kind.equals("shared"), "--memory is native or shared, not " + kind);
         require(buffers.equals("one") || buffers.equals("per-op"), "--buffers is one (a buffer pair, the default) "
                 + "or per-op (a buffer per outstanding transfer), not " + buffers);
-        boolean shared = memory.equals("shared");
-        String ia = iaOption.name();
+        boolean shared = kind.equals("shared");
         require(!shared || PerfSide.isShm(ia), "--memory shared is DAT shared memory of the shm provider: use it "
                 + "with an shm IA (--ia shm)");
         return new PerfConfig(ia, connQualOption.value(), latSizes, warmup, iterations, bw, bwBytes, window,

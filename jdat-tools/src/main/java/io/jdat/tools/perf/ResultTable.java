@@ -180,7 +180,8 @@ final class ResultTable {
         out.println(settings);
         out.println((config.waitMode() ? "waiting (dat_evd_wait)" : "polling (dat_evd_dequeue)")
                 + (config.verify() ? "; data verified" : "; data not verified (--no-verify)")
-                + (config.sharedMemory() ? "; buffers in DAT shared memory (--memory shared)" : ""));
+                + (config.sharedMemory() ? "; buffers in DAT shared memory (--memory shared)"
+                        : PerfSide.isShm(config.iaName()) ? "; buffers in native memory (--memory native)" : ""));
         out.println(modeLine(config));
         out.println();
         out.printf(Locale.ROOT, ROW, "operation", "size", "min " + micro, "median " + micro, "avg " + micro,

@@ -7,8 +7,21 @@ package io.jdat.tools.perf;
  * before (at most {@value #TARGET_MILLIS} ms, at most 8 times the last one), so the measured time ends
  * close to the budget while the server only ever learns a count. The client's time between rounds (the
  * barrier) is not counted.
+ *
+ * <p>The warm-up goes on while the JIT compiles: after its planned rounds, a round of the same size is added as
+ * long as the compilers worked during the last one (the JVM's accumulated compilation time grew), for at most
+ * {@value #MAX_EXTRA_WARMUP_MILLIS} ms more. On a 2-core machine a compiler thread takes the core one of the two
+ * busy-polling threads needs, and the C2 compilations of the data path ran for seconds, into the measured part
+ * (issue 18: part of the run-to-run spread of the shm figures). A warm-up of 0 stays 0.
  */
 final class Rounds {
+    /** The most the warm-up is extended while the JIT compiles. */
+    static final long MAX_EXTRA_WARMUP_MILLIS = 3000;
+    private static final long MAX_EXTRA_WARMUP_NANOS = MAX_EXTRA_WARMUP_MILLIS * 1_000_000L;
+    /** The JVM's accumulated JIT compilation time in ms (-1: not known). */
+    private final java.util.function.LongSupplier jitMillis;
+    private long jitSeen = -1;
+    private long extraNanos;
     /** The longest timed round. */
     static final long TARGET_MILLIS = 200;
     private static final long TARGET_NANOS = TARGET_MILLIS * 1_000_000L;
@@ -36,6 +49,16 @@ final class Rounds {
      * @param first     the size of the first round of a timed phase
      */
     Rounds(long warmCount, long warmNanos, long count, long nanos, long first) {
+        this(warmCount, warmNanos, count, nanos, first, Rounds::jitCompilationMillis);
+    }
+
+    /**
+     * Creates the schedule with its source of the JIT's accumulated compilation time (tests).
+     *
+     * @param jitMillis the accumulated compilation time in ms, or -1 when unknown (no extension)
+     */
+    Rounds(long warmCount, long warmNanos, long count, long nanos, long first, java.util.function.LongSupplier jitMillis) {
+        this.jitMillis = jitMillis;
         this.warmCount = warmCount;
         this.warmNanos = warmNanos;
         this.count = count;
@@ -81,8 +104,14 @@ final class Rounds {
         if (phaseRounds > 0) {
             phaseNanos += lastNanos;
         }
+        if (phase == WARMUP && phaseRounds == 0) {
+            jitSeen = jitMillis.getAsLong();
+        }
         while (phase != DONE) {
             long n = phase == WARMUP ? step(warmCount, warmNanos, lastNanos) : step(count, nanos, lastNanos);
+            if (n == 0 && phase == WARMUP && phaseRounds > 0) {
+                n = extraWarmup(lastNanos);
+            }
             if (n > 0) {
                 phaseRounds++;
                 last = n;
@@ -94,6 +123,27 @@ final class Rounds {
             last = 0;
         }
         return 0;
+    }
+
+    /**
+     * After the planned warm-up: one more round of the last size if the JIT compiled during the last round and the
+     * extension has time left, else 0.
+     */
+    private long extraWarmup(long lastNanos) {
+        long jit = jitMillis.getAsLong();
+        boolean compiling = jit >= 0 && jitSeen >= 0 && jit != jitSeen;
+        jitSeen = jit;
+        if (!compiling || extraNanos >= MAX_EXTRA_WARMUP_NANOS || last <= 0) {
+            return 0;
+        }
+        extraNanos += Math.max(1, lastNanos);
+        return last;
+    }
+
+    /** The JVM's accumulated JIT compilation time in ms, or -1 when the JVM does not report it. */
+    static long jitCompilationMillis() {
+        java.lang.management.CompilationMXBean c = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return c != null && c.isCompilationTimeMonitoringSupported() ? c.getTotalCompilationTime() : -1;
     }
 
     /** Whether the round {@link #next} returned is measured (not warm-up). */

@@ -122,10 +122,41 @@ class PerfOptionsTest {
         assertEquals(PerfTest.LATENCY, PerfTest.parse("LATENCY"));
     }
 
+    /**
+     * The warm-up goes on, a round of its size at a time, while the JIT compiles (issue 18), at most
+     * {@link Rounds#MAX_EXTRA_WARMUP_MILLIS} more; a warm-up of 0 is not extended.
+     */
+    @Test
+    void warmUpGoesOnWhileTheJitCompiles() {
+        long[] jit = {100};
+        Rounds r = new Rounds(20, 0, 1000, 0, 256, () -> jit[0]);
+        assertEquals(20, r.next(0));
+        jit[0] += 5; // compiled during the planned warm-up
+        assertEquals(20, r.next(1_000_000));
+        assertFalse(r.measuring());
+        jit[0] += 1; // and during the extra round
+        assertEquals(20, r.next(1_000_000));
+        assertFalse(r.measuring());
+        assertEquals(1000, r.next(1_000_000)); // quiet: the measured part
+        assertTrue(r.measuring());
+        assertEquals(0, r.next(1));
+
+        Rounds capped = new Rounds(20, 0, 1000, 0, 256, () -> jit[0]++);
+        int extra = -1;
+        for (long n = capped.next(0); !capped.measuring(); n = capped.next(1_000_000_000L)) {
+            extra++;
+        }
+        assertEquals(Rounds.MAX_EXTRA_WARMUP_MILLIS / 1000, extra, "extra rounds of 1 s");
+
+        Rounds none = new Rounds(0, 0, 1000, 0, 256, () -> jit[0]++);
+        assertEquals(1000, none.next(0));
+        assertTrue(none.measuring());
+    }
+
     /** A timed schedule ends at the budget; a counted one is warm-up, count, end. */
     @Test
     void roundsFollowTheCountOrFillTheDuration() {
-        Rounds counted = new Rounds(20, 0, 1000, 0, 256);
+        Rounds counted = new Rounds(20, 0, 1000, 0, 256, () -> -1);
         assertEquals(20, counted.next(0));
         assertFalse(counted.measuring());
         assertEquals(1000, counted.next(123));
@@ -133,7 +164,7 @@ class PerfOptionsTest {
         assertEquals(0, counted.next(456));
 
         long budget = 1_000_000_000L;
-        Rounds timed = new Rounds(0, 0, 0, budget, 256);
+        Rounds timed = new Rounds(0, 0, 0, budget, 256, () -> -1);
         long measured = 0;
         int rounds = 0;
         for (long n = timed.next(0); n > 0; n = timed.next(n * 1000)) { // 1 µs per iteration
@@ -654,7 +685,7 @@ class PerfOptionsTest {
     /**
      * {@code --memory shared}: every operation and test runs verified with both sides' buffers in DAT shared
      * memory, which the shm peer maps (the path {@code ShmDataPathTest} and the shm benchmarks check byte by byte);
-     * the table and the JSON say so.
+     * the table and the JSON say so. It is the default on an shm IA; {@code --memory native} picks native memory.
      */
     @Test
     void sharedMemoryOnShm() {
@@ -666,9 +697,13 @@ class PerfOptionsTest {
         ToolRun.Run table = perf(with(SHORT, "--ia", "shm", "--memory", "shared", "--op", "rdma-read")
                 .toArray(String[]::new));
         assertTrue(table.out().contains("buffers in DAT shared memory (--memory shared)"), table.out());
+        // shared is the default on an shm IA (as ucx_perftest's buffers with UCX_TLS=posix); native when asked
         ToolRun.Run plain = perf(with(SHORT, "--ia", "shm", "--op", "rdma-read", "--json")
                 .toArray(String[]::new));
-        assertTrue(plain.out().contains("\"memory\":\"native\""), plain.out());
+        assertTrue(plain.out().contains("\"memory\":\"shared\""), plain.out());
+        ToolRun.Run nativeMemory = perf(with(SHORT, "--ia", "shm", "--memory", "native", "--op", "rdma-read")
+                .toArray(String[]::new));
+        assertTrue(nativeMemory.out().contains("buffers in native memory (--memory native)"), nativeMemory.out());
     }
 
     // ------------------------------------------------------------------------------------------ two processes
