@@ -181,6 +181,7 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
     @Override
     protected boolean pass() throws IOException {
         if (!selecting.compareAndSet(false, true)) {
+            polledAt(System.nanoTime()); // only a polling consumer holds it (its pass may outlast the grace)
             return false;
         }
         try {
@@ -195,7 +196,10 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
     @Override
     protected void block() throws IOException {
         if (!selecting.compareAndSet(false, true)) {
-            return; // a consumer is polling: the loop parks
+            // A consumer is polling: the loop parks. Stamped here, as its pass may outlast the grace: else the
+            // loop comes straight back to a taken selector and spins (seen in the scale benchmark's set-up).
+            polledAt(System.nanoTime());
+            return;
         }
         try {
             blocking = true;
