@@ -5,7 +5,7 @@
 #
 #   interop/run.sh            builds the VM image once (cached in $SIW_VM_CACHE), boots it, runs every case,
 #                             stops it, prints "N passed, N failed"; exit 1 when a case failed
-#   interop/run.sh --keep     leaves the VM running (instance "jdat-interop") for a look afterwards
+#   interop/run.sh --keep     leaves the VM running (instance $SIW_VM_NAME, default "jdat-interop") for a look
 #
 # Skipped (exit 0, one line saying why) only when the VM cannot be built here: not root, or no Debian
 # package archive reachable and no cached image. Anything else that goes wrong is a failure.
@@ -16,7 +16,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 cd "$ROOT"
 SIW_VM=${SIW_VM:-$(readlink -f "$ROOT/../shared/interop/siw-vm/siw-vm" 2>/dev/null || true)}
-export SIW_VM_NAME=jdat-interop
+export SIW_VM_NAME=${SIW_VM_NAME:-jdat-interop} # one instance per engineer: SIW_VM_NAME=NAME interop/run.sh
 COUNT=${INTEROP_COUNT:-5}
 CASES=${INTEROP_CASES:-}
 REPEAT=${INTEROP_REPEAT:-1}

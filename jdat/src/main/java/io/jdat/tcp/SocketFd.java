@@ -24,10 +24,15 @@ import java.util.Locale;
  * connection's effective MSS, read with {@code getsockopt(2)} through the FFM {@link Linker} on the socket's
  * file descriptor.
  *
- * <p>A {@link SocketChannel} does not give its descriptor away, so {@link #find} looks for it: it walks
- * {@code /proc/self/fd} and takes the one socket whose {@code getsockname}/{@code getpeername} are the
- * channel's local and remote addresses (a TCP 4-tuple names one connection). This runs once per connection,
- * at establishment, and only reads: a descriptor closed or reused meanwhile can at worst not match.
+ * <p>A {@link SocketChannel} does not give its descriptor away, so {@link #find} looks for it: it takes the one
+ * socket whose {@code getpeername}/{@code getsockname} are the channel's remote and local addresses (a TCP
+ * 4-tuple names one connection). It probes the descriptors around the last one it found first, outwards, at
+ * most {@value #NEAR} each way: the kernel gives a new socket the lowest free number, so in a burst of
+ * connections the next one is a few numbers from the last (a lookup costs a few system calls whatever the
+ * number of open descriptors). Only when none of those matches does it walk {@code /proc/self/fd}, one probe
+ * per open descriptor (with 2000 descriptors open that walk cost milliseconds per connection, most of a
+ * burst's set-up time, issue 18). This runs once per connection, at establishment, and only reads: a
+ * descriptor closed or reused meanwhile can at worst not match.
  *
  * <p>Everything here degrades: off Linux, without native access for this module ({@code
  * --enable-native-access}; no warning is printed then), or when the search fails, {@link #maxSegment} answers
@@ -43,6 +48,12 @@ final class SocketFd {
     /** IPv4 20 + TCP 20 + the timestamp option 12 (Linux sends it by default). */
     private static final int V4_OVERHEAD = 52;
     private static final int V6_OVERHEAD = 72;
+    /** Descriptors probed on each side of the last one found before the directory walk. */
+    static final int NEAR = 128;
+    /** The descriptor found last, -1 for none: where the next search starts. Racy by design (only a hint). */
+    private static volatile int hint = -1;
+    /** Descriptors probed (near the hint and in walks), all lookups together: a diagnostic for tests, racy. */
+    static long probes;
 
     private SocketFd() {
     }
@@ -113,6 +124,22 @@ final class SocketFd {
         byte[] wantRemote = normalized(remote.getAddress());
         MemorySegment addr = a.allocate(SOCKADDR, 8);
         MemorySegment len = a.allocate(ValueLayout.JAVA_INT);
+        int h = hint;
+        if (h >= 0) {
+            // h + 1, h, h + 2, h - 1, ...: a new socket most often takes the number after the last one
+            for (int d = 0; d <= NEAR; d++) {
+                int up = h + 1 + d;
+                if (is(up, addr, len, local, remote, wantLocal, wantRemote)) {
+                    hint = up;
+                    return up;
+                }
+                int down = h - d;
+                if (down >= 0 && is(down, addr, len, local, remote, wantLocal, wantRemote)) {
+                    hint = down;
+                    return down;
+                }
+            }
+        }
         try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
             for (Path p : fds) {
                 int fd;
@@ -121,19 +148,30 @@ final class SocketFd {
                 } catch (NumberFormatException e) {
                     continue;
                 }
-                len.set(ValueLayout.JAVA_INT, 0, SOCKADDR);
-                if ((int) Handles.GETPEERNAME.invokeExact(fd, addr, len) != 0
-                        || !matches(addr, remote.getPort(), wantRemote)) {
-                    continue;
-                }
-                len.set(ValueLayout.JAVA_INT, 0, SOCKADDR);
-                if ((int) Handles.GETSOCKNAME.invokeExact(fd, addr, len) == 0
-                        && matches(addr, local.getPort(), wantLocal)) {
+                if (is(fd, addr, len, local, remote, wantLocal, wantRemote)) {
+                    hint = fd;
                     return fd;
                 }
             }
         }
         return -1;
+    }
+
+    /** Forgets where the last lookup found its socket (tests: the next lookup walks the directory). */
+    static void forgetHint() {
+        hint = -1;
+    }
+
+    /** True when descriptor {@code fd} is the TCP socket connecting {@code local} to {@code remote}. */
+    private static boolean is(int fd, MemorySegment addr, MemorySegment len, InetSocketAddress local,
+            InetSocketAddress remote, byte[] wantLocal, byte[] wantRemote) throws Throwable {
+        probes++;
+        len.set(ValueLayout.JAVA_INT, 0, SOCKADDR);
+        if ((int) Handles.GETPEERNAME.invokeExact(fd, addr, len) != 0 || !matches(addr, remote.getPort(), wantRemote)) {
+            return false; // not a socket, not connected, or another peer (a descriptor above the table's end: EBADF)
+        }
+        len.set(ValueLayout.JAVA_INT, 0, SOCKADDR);
+        return (int) Handles.GETSOCKNAME.invokeExact(fd, addr, len) == 0 && matches(addr, local.getPort(), wantLocal);
     }
 
     /** True when the sockaddr in {@code sa} is {@code port} at {@code want} (16 bytes, IPv4 mapped). */

@@ -22,6 +22,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and this thread stays out of the way, parking in 2 ms slices instead of selecting, so that two threads
  * never fight for one socket or one core. A consumer that stops polling to park in a wait hands over at
  * once ({@link #pollerIdle}). The loop and the hand-over are {@link ProgressThread}'s, with these constants.
+ * A consumer's pass can outlast the grace (a stream that keeps coming is read in one pass), so the consumer
+ * stamps its poll again after a pass that moved bytes, and this thread, finding a ready socket whose receive
+ * or send lock another thread holds (only a polling or posting consumer does), counts that as a poll too
+ * rather than selecting again at once on a socket that stays ready.
  *
  * <p>Readiness, not a scan. A consumer's poll asks the selector (epoll) which sockets are readable or
  * writable ({@code selectNow}: one {@code epoll_wait}) and reads only those, so an empty poll costs one system
@@ -58,6 +62,12 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
      * selector. A diagnostic for tests (plain, racy across threads); added once per poll.
      */
     static long consumerVisits;
+
+    /**
+     * Selects this thread ran (passes and blocking selects): a diagnostic for tests, written by this thread
+     * only and read racily.
+     */
+    long selects;
 
     /** Where lingering streams' bytes are dropped: selecting threads (under {@link #selecting}). */
     private final ByteBuffer lingerBuffer = ByteBuffer.allocateDirect(16 * 1024);
@@ -106,6 +116,9 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
             for (TcpConnection c : cs) {
                 any |= c.poll();
             }
+            if (any) {
+                polledAt(System.nanoTime()); // a pass that moved a stream's bytes can outlast the grace
+            }
             return any;
         }
         if (!selecting.compareAndSet(false, true)) {
@@ -119,6 +132,9 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
             readyCount = 0;
             selector.selectNow(readyAction);
             consumerVisits += readyCount;
+            if (readyWork) {
+                polledAt(System.nanoTime()); // a pass that moved a stream's bytes can outlast the grace
+            }
             return readyWork;
         } catch (IOException | ClosedSelectorException e) {
             return false; // the IA is closing
@@ -165,9 +181,11 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
     @Override
     protected boolean pass() throws IOException {
         if (!selecting.compareAndSet(false, true)) {
+            polledAt(System.nanoTime()); // only a polling consumer holds it (its pass may outlast the grace)
             return false;
         }
         try {
+            selects++;
             return selector.selectNow(readyAction) > 0;
         } finally {
             selecting.set(false);
@@ -178,7 +196,10 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
     @Override
     protected void block() throws IOException {
         if (!selecting.compareAndSet(false, true)) {
-            return; // a consumer is polling: the loop parks
+            // A consumer is polling: the loop parks. Stamped here, as its pass may outlast the grace: else the
+            // loop comes straight back to a taken selector and spins (seen in the scale benchmark's set-up).
+            polledAt(System.nanoTime());
+            return;
         }
         try {
             blocking = true;
@@ -188,6 +209,7 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
             if (lp != 0 && System.nanoTime() - lp < POLLER_GRACE_NANOS) {
                 return;
             }
+            selects++;
             selector.select(readyAction, SELECT_MILLIS);
         } finally {
             blocking = false;
@@ -205,11 +227,27 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
                 return;
             }
             if (k.isReadable()) {
-                readyWork |= c.rx.poll();
+                if (c.rx.poll()) {
+                    readyWork = true;
+                } else if (c.rx.receivingElsewhere()) {
+                    // Only a polling consumer receives on another thread, and it is inside a long pass (a
+                    // stream that keeps coming): its poll stamp may be older than the grace, but it polls. As
+                    // a poller: otherwise the socket stays readable and this thread spins on the selector,
+                    // taking the core the receiving consumer needs (two processes on 2 cores: a third of the
+                    // bandwidth, issue 18).
+                    polledAt(System.nanoTime());
+                }
             }
             if (k.isValid() && k.isWritable()) {
-                c.tx.kick();
-                readyWork = true;
+                if (c.tx.kick()) {
+                    readyWork = true;
+                } else {
+                    // A consumer is in the send path (posting or polling) and was left the job: it sends
+                    // what the socket takes now. As above, this thread stays out of its way instead of
+                    // spinning on a writable socket; a consumer that then parks in a wait hands over at once
+                    // (pollerIdle), one that neither polls nor waits leaves the rest for a park slice.
+                    polledAt(System.nanoTime());
+                }
             }
         } catch (CancelledKeyException e) {
             // closed meanwhile

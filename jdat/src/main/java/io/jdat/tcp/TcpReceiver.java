@@ -154,6 +154,14 @@ final class TcpReceiver {
         return progress;
     }
 
+    /**
+     * True when another thread is in a receive pass: the one that failed {@link #poll}'s {@code tryLock}
+     * learns that someone else moves this connection's bytes.
+     */
+    boolean receivingElsewhere() {
+        return lock.isLocked() && !lock.isHeldByCurrentThread();
+    }
+
     /** Stops the receiver for good (connection closing); waits for a pass in progress. */
     void stop() {
         lock.lock();

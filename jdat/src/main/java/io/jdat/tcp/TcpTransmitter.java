@@ -167,15 +167,21 @@ final class TcpTransmitter {
         }
     }
 
-    /** Sends what is queued, if no other thread is doing it; the holder finishes the job otherwise. */
-    void kick() {
+    /**
+     * Sends what is queued, if no other thread is doing it; the holder finishes the job otherwise.
+     *
+     * @return false when another thread held the lock at the first try and was left the job
+     */
+    boolean kick() {
+        boolean ran = false;
         do {
             work = true;
             if (!lock.tryLock()) {
-                return; // the holder reads `work` after unlocking
+                return ran; // the holder reads `work` after unlocking
             }
             try {
                 work = false;
+                ran = true;
                 if (!closed) {
                     flushLocked();
                 }
@@ -183,6 +189,7 @@ final class TcpTransmitter {
                 lock.unlock();
             }
         } while (work);
+        return true;
     }
 
     /**

@@ -18,11 +18,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link SocketFd} (issue 14 item 8) in a child JVM as the unprivileged user {@code nobody} and under a low
- * descriptor limit: it reads {@code TCP_MAXSEG} of its own sockets as any user, and with the descriptor table
- * full (no {@code /proc/self/fd} listing possible) it falls back to the MTU estimate instead of failing.
+ * descriptor limit: it reads {@code TCP_MAXSEG} of its own sockets as any user; with the descriptor table full it
+ * still finds a socket near the last one it found (probing needs no descriptor), and when it has to walk
+ * {@code /proc/self/fd} (no listing possible) it falls back to the MTU estimate instead of failing.
  */
 class SocketFdChildTest {
     private static final Pattern MSS = Pattern.compile("MSS read=(-?\\d+) chosen=(\\d+)");
+    private static final Pattern NEAR = Pattern.compile("NEAR chosen=(\\d+)");
     private static final Pattern FULL = Pattern.compile("FULL chosen=(\\d+) mulpdu=(\\d+) files=(\\d+)");
 
     private static List<String> run(List<String> prefix) throws Exception {
@@ -55,7 +57,7 @@ class SocketFdChildTest {
     }
 
     @Test
-    @DisplayName("as nobody with 64 descriptors: TCP_MAXSEG is read; with the table full the MSS is estimated")
+    @DisplayName("as nobody with 64 descriptors: TCP_MAXSEG is read, also with the table full near the last one; else estimated")
     void unprivilegedUserAndLowDescriptorLimit() throws Exception {
         Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "setpriv needs root");
         List<String> out = run(List.of("prlimit", "--nofile=64:64", "setpriv", "--reuid=65534", "--regid=65534",
@@ -64,6 +66,8 @@ class SocketFdChildTest {
         int read = Integer.parseInt(m.group(1));
         assertTrue(read > 1000, "TCP_MAXSEG read as nobody: " + out);
         assertEquals(read, Integer.parseInt(m.group(2)), "the read MSS is the one used");
+        assertEquals(read, Integer.parseInt(find(out, NEAR).group(1)),
+                "with the table full, the descriptor probed near the last lookup's: TCP_MAXSEG still read");
         Matcher f = find(out, FULL);
         int chosen = Integer.parseInt(f.group(1));
         assertTrue(chosen > 1000 && chosen != read, "with no descriptor free, the MTU estimate: " + out);

@@ -13,7 +13,9 @@ import java.util.List;
 /**
  * The child JVM of {@link SocketFdChildTest}: on a loopback connection, prints
  * {@code MSS read=<TCP_MAXSEG or -1> chosen=<what the MULPDU is sized from>}, then fills its descriptor table
- * (so that {@code /proc/self/fd} cannot be opened) and prints {@code FULL chosen=<...> mulpdu=<...>}.
+ * (so that {@code /proc/self/fd} cannot be opened) and prints {@code NEAR chosen=<...>} (the lookup probes near the
+ * descriptor it found last, which needs no descriptor) and, with that hint forgotten (the directory walk),
+ * {@code FULL chosen=<...> mulpdu=<...>}.
  */
 public final class SocketFdMain {
     private SocketFdMain() {
@@ -36,11 +38,14 @@ public final class SocketFdMain {
             } catch (IOException e) {
                 // the table is full: EMFILE
             }
+            int near = SocketFd.maxSegment(ch); // the last lookup's descriptor: probed, no descriptor needed
+            SocketFd.forgetHint(); // the directory walk, which needs one
             int chosen = SocketFd.maxSegment(ch);
             int mulpdu = config.mulpduFor(ch);
             for (RandomAccessFile f : hog) {
                 f.close();
             }
+            System.out.println("NEAR chosen=" + near);
             System.out.println("FULL chosen=" + chosen + " mulpdu=" + mulpdu + " files=" + hog.size());
         }
     }
