@@ -216,8 +216,10 @@ final class VerbsTransport implements Transport, DeviceMemory {
             wakeRead = pipeFds[0];
             wakeWrite = pipeFds[1];
             wakeByte = arena.allocate(8);
+            // A Send or a receive cannot be split: max_sge bounds max_request_iov and max_recv_iov (siw: 6), so the
+            // core refuses a longer one at dat_ep_create / post time instead of the device breaking the connection.
             limits = new TransportLimits(maxMsg, maxMsg, iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA, ird, ord, 0,
-                    "verbs " + deviceName);
+                    "verbs " + deviceName, maxSge);
             address = new InetSocketAddress(config.address(), 0);
             thread = Thread.ofPlatform().daemon().name("jdat-verbs-" + iaName).unstarted(this::run);
             thread.start();
