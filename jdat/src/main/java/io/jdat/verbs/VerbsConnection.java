@@ -316,7 +316,23 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                     failSetup(false);
                 }
             }
-            case VerbsTransport.CmEvents.ESTABLISHED -> established(e.privateData());
+            case VerbsTransport.CmEvents.ESTABLISHED -> {
+                byte[] pd = e.privateData();
+                if (active && t.siw) {
+                    // siw's passive side drops what arrives before it hands its socket to the QP (VerbsTransport.siw):
+                    // the EP may post only a moment later. A disconnect meanwhile fails the setup (state checked).
+                    Thread.ofVirtual().name("jdat-verbs-siw-established").start(() -> {
+                        try {
+                            Thread.sleep(VerbsTransport.SIW_ESTABLISHED_DELAY_MS);
+                        } catch (InterruptedException ie) {
+                            Thread.currentThread().interrupt();
+                        }
+                        t.execute(() -> established(pd));
+                    });
+                } else {
+                    established(pd);
+                }
+            }
             case VerbsTransport.CmEvents.DISCONNECTED, VerbsTransport.CmEvents.DEVICE_REMOVAL -> {
                 if (state == UP) {
                     remoteClosed(e.type() == VerbsTransport.CmEvents.DISCONNECTED);
