@@ -56,8 +56,9 @@ public final class VerbsConformance {
                     + " QP error at the target of a refused access; the target sees the initiator's disconnect"),
             java.util.Map.entry("rxe/RdmaTest.readDepth", "device difference: rxe queues an RDMA Read beyond the"
                     + " negotiated IRD instead of refusing it (RDR-17 is the target's check on software transports)"),
-            java.util.Map.entry("rxe/DataPathTest.sixteenEndpoints", "not diagnosed: 16 EPs between two IAs at once"
-                    + " (a completion count differs; RoCE also delivers 56 bytes of private data for the 1 sent)"),
+            java.util.Map.entry("rxe/DataPathTest.sixteenEndpoints", "device difference: the CM of RoCE and"
+                    + " InfiniBand carries a fixed 56-byte private data area, not its length: the passive side gets 56"
+                    + " bytes for the 1 sent (the test checks the length)"),
             java.util.Map.entry("siw/SendRecvTest.sendIntoZeroSegmentBuffer", SIW_TERMINATE),
             java.util.Map.entry("siw/SendRecvTest.messageLongerThanBuffer", SIW_TERMINATE),
             java.util.Map.entry("siw/RdmaTest.remoteViolation", SIW_TERMINATE),
