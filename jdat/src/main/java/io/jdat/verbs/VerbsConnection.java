@@ -116,7 +116,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
      * Per slot: the status of a send-queue completion that came before those of earlier slots ({@link #NOT_EARLY}:
      * none). siw completes a Send or an RDMA Write when it is sent, ahead of an earlier RDMA Read that still waits
      * for its response; DAT reports a request EVD's completions in posting order, so it is held until the slots
-     * before it completed.
+     * before it completed. Read and written only by {@link #poll()}, under the IA's pollLock (as {@link #sendDone}).
      */
     private int[] earlyStatus;
     /** {@link #earlyStatus} of a slot whose completion did not come early. */
