@@ -5,8 +5,9 @@
 #
 # For each device, in the guest: perftest's ib_send_lat, ib_write_lat, ib_read_lat at 64 B (median, t_typical)
 # and ib_write_bw at 1 MiB (BW average, converted from perftest's 2^20-byte MB to 10^6 bytes), all with -R
-# (rdma_cm), server and client on the device's eth0 address; then `jdat perf` on the same device and address in
-# one JVM (send, rdma-write, rdma-read latency: the median; rdma-write bandwidth). Both measure the same thing:
+# (rdma_cm), server and client on the device's eth0 address; then `jdat perf` on the same device and address as two
+# processes, like perftest (`--server` and `--client`; send, rdma-write, rdma-read latency: the median; rdma-write
+# bandwidth). Both measure the same thing:
 # the same iteration count, one buffer pair, busy polling, no data verification (--no-verify), send and write
 # latency as RTT/2 and read latency as the whole read, bandwidth with WINDOW transfers outstanding (perftest -t).
 # jdat perf also runs a warm-up (LAT_N/2 iterations, the JIT's), perftest none. Prints one table per device with
@@ -41,6 +42,9 @@ if [ "${REUSE:-0}" != 1 ]; then
     [ "${KEEP:-0}" = 1 ] || trap '"$SIW_VM" stop > /dev/null 2>&1' EXIT
 fi
 JAVA="/opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC"
+# JOPTS: more JVM options for both jdat perf processes (e.g. -XX:TieredStopAtLevel=1: C1 only, whose compiler
+# threads finish within the warm-up under TCG; -Djdat.jmx=false: no MBean registration thread at the start).
+JOPTS=${JOPTS:-}
 
 # perftest: $1 program, $2 size, $3 iterations, $4 the run; prints the median latency (t_typical, us) or the
 # average bandwidth (10^6 bytes/s).
@@ -82,14 +86,19 @@ for DEV in "${DEVICES[@]}"; do
     g 'rdma link' > "$LOG/$DEV-links.log" 2>&1
     printf 'verbs-%s u1.2 threadsafe default verbs jdat.1.0 "eth0 0" ""\n' "$DEV" > "$LOG/share/dat.conf"
     declare -A PT=() JD=()
-    TOOL="cd /mnt/host && ulimit -l unlimited && $JAVA -Djdat.dat.conf=/mnt/host/dat.conf -jar jdat-tools.jar perf --ia verbs-$DEV --csv --no-verify --timeout 300s"
+    # jdat perf as two processes, as perftest runs: a server (the settings come from the client over a control
+    # connection on qualifier 18515; the measured one is 18516), then the client once the server listens.
+    PERF="$JAVA $JOPTS -Djdat.dat.conf=/mnt/host/dat.conf -jar jdat-tools.jar perf --ia verbs-$DEV --timeout 300s"
+    jdat() { g "cd /mnt/host && ulimit -l unlimited && rm -f /tmp/jp-server.log; $PERF --server --conn-qual 18515 > /tmp/jp-server.log 2>&1 &
+        SP=\$!; for i in \$(seq 1 240); do grep -q listening /tmp/jp-server.log && break; sleep 0.5; done
+        $PERF --client 10.0.2.15:18515 --csv --no-verify $*; rc=\$?; sleep 1; kill \$SP 2> /dev/null; cat /tmp/jp-server.log >&2; exit \$rc"; }
     for run in $(seq 1 "$REPEAT"); do
         PT[send]+=" $(perftest ib_send_lat 64 "$LAT_N" "$run")"
         PT[write]+=" $(perftest ib_write_lat 64 "$LAT_N" "$run")"
         PT[read]+=" $(perftest ib_read_lat 64 "$LAT_N" "$run")"
         PT[bw]+=" $(perftest ib_write_bw 1048576 "$BW_N" "$run")"
-        g "$TOOL --op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $((LAT_N / 2))" > "$LOG/$DEV-jdat-lat-$run.csv" 2>&1
-        g "$TOOL --op write --test bw --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW" > "$LOG/$DEV-jdat-bw-$run.csv" 2>&1
+        jdat "--op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $((LAT_N / 2))" > "$LOG/$DEV-jdat-lat-$run.csv" 2>&1
+        jdat "--op write --test bw --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW" > "$LOG/$DEV-jdat-bw-$run.csv" 2>&1
         # CSV: operation,size_bytes,count,min_us,median_us,mean_us,stdev_us,p99_us,p999_us,max_us,mb_per_s,msg_per_s
         L="$LOG/$DEV-jdat-lat-$run.csv"
         JD[send]+=" $(awk -F, 'tolower($1) ~ /send/ && $2 == 64 { print $5 }' "$L" | tail -1)"

@@ -123,7 +123,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
         CoreEvd q = Core.evdArg(req, ia, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
         CoreEvd c = Core.evdArg(conn, ia, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
         EpAttr a = requested == null ? ia.defaultEpAttr() : requested.copy();
-        EpAttrRules.validate(ia, a, attrArg);
+        EpAttrRules.validate(ia, a, attrArg, attrArg == 7);
         checkEvdKinds(r, q, c);
         CoreEp ep = new CoreEp(ia, false, EpStateMachine.created());
         ep.attachStreams(r, q, c, a, attrArg);
@@ -324,7 +324,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             }
             // Build the new configuration, validate all of it, then apply: nothing changes on failure.
             EpAttr a = attr.copy().copyFields(p.epAttr() == null ? new EpAttr() : p.epAttr(), mask);
-            EpAttrRules.validate(ia, a, 3);
+            EpAttrRules.validate(ia, a, 3, srqHeld != null);
             CorePz newPz = (mask & EpParam.FIELD_PZ_HANDLE) != 0 ? Core.pzArg(p.pzHandle(), ia, true) : pz;
             CoreEvd nr = (mask & EpParam.FIELD_RECV_EVD_HANDLE) != 0
                     ? Core.evdArg(p.recvEvdHandle(), ia, DatReturnSubtype.INVALID_HANDLE_EVD_RECV) : recvEvd;

@@ -71,6 +71,8 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
     private final OpenIaCount openIas;
     final Transport transport;
     final TransportLimits limits;
+    /** Most segments of a Send or a receive buffer: the core's {@link #MAX_IOV} or the transport's, if fewer. */
+    final int maxMessageIov;
     final MemoryTable memory = new MemoryTable();
     final SharedMemoryIds sharedMemory = new SharedMemoryIds();
     private final LinkedHashSet<CoreObject> objects = new LinkedHashSet<>();
@@ -90,6 +92,7 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
         this.openIas = openIas;
         this.transport = transport;
         this.limits = transport.limits();
+        this.maxMessageIov = Math.min(MAX_IOV, limits.maxMessageIov());
         if (asyncArg == null) {
             asyncEvd = new CoreEvd(this, Math.max(asyncQlen, 1), null, EvdFlags.ASYNC);
             ownsAsyncEvd = true;
@@ -346,14 +349,15 @@ public final class CoreIa extends CoreObject implements InterfaceAdapter {
         checkAlive();
         return new EpAttr().maxMessageSize(limits.maxMessageSize()).maxRdmaSize(limits.maxRdmaSize())
                 .recvCompletionFlags(CompletionFlags.EVD_THRESHOLD).requestCompletionFlags(CompletionFlags.EVD_THRESHOLD)
-                .maxRecvDtos(256).maxRequestDtos(256).maxRecvIov(8).maxRequestIov(8)
+                .maxRecvDtos(256).maxRequestDtos(256).maxRecvIov(Math.min(8, maxMessageIov))
+                .maxRequestIov(Math.min(8, maxMessageIov))
                 .maxRdmaReadIn(Math.min(4, limits.maxRdmaReadIn())).maxRdmaReadOut(Math.min(4, limits.maxRdmaReadOut()))
                 .maxRdmaReadIov(8).maxRdmaWriteIov(8);
     }
 
     IaAttr iaAttr() {
         return new IaAttr(limits.adapterName(), "jdat", 1, 0, 1, 0, transport.address(), MAX_OBJECTS, MAX_DTO_PER_EP,
-                limits.maxRdmaReadIn(), limits.maxRdmaReadOut(), MAX_OBJECTS, MAX_EVD_QLEN, MAX_IOV,
+                limits.maxRdmaReadIn(), limits.maxRdmaReadOut(), MAX_OBJECTS, MAX_EVD_QLEN, maxMessageIov,
                 MemoryTable.MAX_INDEX, Long.MAX_VALUE, -1L, MAX_OBJECTS, limits.maxMessageSize(), limits.maxRdmaSize(),
                 MemoryTable.MAX_INDEX, -1L, MAX_OBJECTS, MAX_OBJECTS, CoreSrq.MAX_RECV, MAX_IOV, MAX_IOV,
                 limits.maxRdmaReadIn(), limits.maxRdmaReadOut(),

@@ -62,8 +62,12 @@ final class EpAttrRules {
         }
     }
 
-    /** EPC-18/19, EPM-34: every attribute value, against the IA's limits. */
-    static void validate(CoreIa ia, EpAttr a, int arg) {
+    /**
+     * EPC-18/19, EPM-34: every attribute value, against the IA's limits.
+     *
+     * @param srq whether the EP takes its receives from an SRQ (its {@code max_recv_iov} is ignored: ECS-07)
+     */
+    static void validate(CoreIa ia, EpAttr a, int arg, boolean srq) {
         if (a.serviceType() == null) {
             throw Fail.param(arg, "no service type");
         }
@@ -91,8 +95,10 @@ final class EpAttrRules {
         }
         checkRange(a.maxRecvDtos(), CoreIa.MAX_DTO_PER_EP, "max_recv_dtos", arg);
         checkRange(a.maxRequestDtos(), CoreIa.MAX_DTO_PER_EP, "max_request_dtos", arg);
-        checkRange(a.maxRecvIov(), CoreIa.MAX_IOV, "max_recv_iov", arg);
-        checkRange(a.maxRequestIov(), CoreIa.MAX_IOV, "max_request_iov", arg);
+        // A message is neither split nor gathered by the core: a device's max_sge bounds a Send's and a receive's
+        // segments (ia.maxMessageIov); RDMA Reads and Writes the transport may split (max_rdma_read/write_iov).
+        checkRange(a.maxRecvIov(), srq ? CoreIa.MAX_IOV : ia.maxMessageIov, "max_recv_iov", arg);
+        checkRange(a.maxRequestIov(), ia.maxMessageIov, "max_request_iov", arg);
         checkRange(a.maxRdmaReadIov(), CoreIa.MAX_IOV, "max_rdma_read_iov", arg);
         checkRange(a.maxRdmaWriteIov(), CoreIa.MAX_IOV, "max_rdma_write_iov", arg);
         checkRange(a.maxRdmaReadIn(), ia.limits.maxRdmaReadIn(), "max_rdma_read_in", arg);

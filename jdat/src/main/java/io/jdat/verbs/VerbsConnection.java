@@ -112,6 +112,15 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private MemorySegment sendSges;
     /** Per slot: the DAT length completed with it, or {@link #PART} for a leading part of a split request. */
     private long[] sendLengths;
+    /**
+     * Per slot: the status of a send-queue completion that came before those of earlier slots ({@link #NOT_EARLY}:
+     * none). siw completes a Send or an RDMA Write when it is sent, ahead of an earlier RDMA Read that still waits
+     * for its response; DAT reports a request EVD's completions in posting order, so it is held until the slots
+     * before it completed. Read and written only by {@link #poll()}, under the IA's pollLock (as {@link #sendDone}).
+     */
+    private int[] earlyStatus;
+    /** {@link #earlyStatus} of a slot whose completion did not come early. */
+    private static final int NOT_EARLY = -1;
     private volatile long sendPosted;
     private long sendDone;
     /** A leading part failed and was reported: the rest of that request's completions report nothing. */
@@ -262,6 +271,8 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         sendWrs = arena.allocate(SEND_WR, sendDepth);
         sendSges = arena.allocate(SGE, (long) sendDepth * sendSge);
         sendLengths = new long[sendDepth];
+        earlyStatus = new int[sendDepth];
+        Arrays.fill(earlyStatus, NOT_EARLY);
         for (int i = 0; i < sendDepth; i++) {
             sendWrs.set(ADDRESS, i * SEND_WR.byteSize() + SWR_SG_LIST,
                     sendSges.asSlice((long) i * sendSge * SGE.byteSize()));
@@ -316,7 +327,23 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                     failSetup(false);
                 }
             }
-            case VerbsTransport.CmEvents.ESTABLISHED -> established(e.privateData());
+            case VerbsTransport.CmEvents.ESTABLISHED -> {
+                byte[] pd = e.privateData();
+                if (active && t.siw) {
+                    // siw's passive side drops what arrives before it hands its socket to the QP (VerbsTransport.siw):
+                    // the EP may post only a moment later. A disconnect meanwhile fails the setup (state checked).
+                    Thread.ofVirtual().name("jdat-verbs-siw-established").start(() -> {
+                        try {
+                            Thread.sleep(VerbsTransport.SIW_ESTABLISHED_DELAY_MS);
+                        } catch (InterruptedException ie) {
+                            Thread.currentThread().interrupt();
+                        }
+                        t.execute(() -> established(pd));
+                    });
+                } else {
+                    established(pd);
+                }
+            }
             case VerbsTransport.CmEvents.DISCONNECTED, VerbsTransport.CmEvents.DEVICE_REMOVAL -> {
                 if (state == UP) {
                     remoteClosed(e.type() == VerbsTransport.CmEvents.DISCONNECTED);
@@ -725,10 +752,30 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     }
 
     private void completeSend(ChannelSink s, int status, long wrId) {
-        if (wrId != sendDone || sendDone >= sendPosted) {
+        if (wrId < sendDone || wrId >= sendPosted) {
             breakNow(s);
             return;
         }
+        if (wrId != sendDone) { // ahead of an earlier slot (siw: a Send or Write before a Read's response)
+            int slot = (int) (wrId % sendDepth);
+            if (earlyStatus[slot] != NOT_EARLY) {
+                breakNow(s);
+                return;
+            }
+            earlyStatus[slot] = status;
+            return;
+        }
+        completeHead(s, status);
+        int next;
+        while (state == UP && sendDone < sendPosted
+                && (next = earlyStatus[(int) (sendDone % sendDepth)]) != NOT_EARLY) {
+            earlyStatus[(int) (sendDone % sendDepth)] = NOT_EARLY;
+            completeHead(s, next);
+        }
+    }
+
+    /** The oldest outstanding slot completed with {@code status}. */
+    private void completeHead(ChannelSink s, int status) {
         long len = sendLengths[(int) (sendDone % sendDepth)];
         sendDone++;
         if (len == PART || partFailed) { // a part of a split request: only its last completes it in DAT

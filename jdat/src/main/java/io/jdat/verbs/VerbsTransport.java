@@ -61,6 +61,8 @@ final class VerbsTransport implements Transport, DeviceMemory {
     static final int RESOLVE_MS = 5000;
     /** {@code -Djdat.verbs.trace=true} prints every rdma_cm event to stderr. */
     static final boolean TRACE = Boolean.getBoolean("jdat.verbs.trace");
+    /** {@code SIW_VENDOR_ID} of the kernel's siw driver (siw.h: ASCII "bmt"). */
+    private static final int SIW_VENDOR_ID = 0x626d74;
 
     final Verbs v;
     final VerbsConfig config;
@@ -80,6 +82,16 @@ final class VerbsTransport implements Transport, DeviceMemory {
     final int asyncFd;
     final String deviceName;
     final boolean iwarp;
+    /**
+     * The device is the kernel's soft-iWARP ({@code siw}, vendor id 0x626d74): its passive side sends the MPA reply
+     * before it hands the socket to the QP, and drops what arrives in between (siw_accept in siw 6.1: the CM's
+     * data_ready upcall ignores data in RDMA mode); nothing reads it until the next segment arrives. The active
+     * side therefore reports ESTABLISHED {@link #SIW_ESTABLISHED_DELAY_MS} later, so the first requests do not race
+     * the hand-over (docs/verbs.md).
+     */
+    final boolean siw;
+    /** How long an active siw connection waits after rdma_cm's ESTABLISHED before it reports it. */
+    static final long SIW_ESTABLISHED_DELAY_MS = 50;
     final int maxSge;
     /** {@code max_sge_rd}: SGEs one RDMA Read may scatter into (siw: 1); a longer DAT read is split. */
     final int maxSgeRd;
@@ -185,6 +197,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
             if (rc != 0) {
                 throw device("ibv_query_device failed on " + deviceName);
             }
+            siw = attr.get(JAVA_INT, offset(DEVICE_ATTR, "vendor_id")) == SIW_VENDOR_ID;
             maxSge = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_sge")));
             int sgeRd = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_sge_rd")); // 0: not reported, max_sge holds
             maxSgeRd = sgeRd <= 0 ? maxSge : Math.min(maxSge, sgeRd);
@@ -216,8 +229,10 @@ final class VerbsTransport implements Transport, DeviceMemory {
             wakeRead = pipeFds[0];
             wakeWrite = pipeFds[1];
             wakeByte = arena.allocate(8);
+            // A Send or a receive cannot be split: max_sge bounds max_request_iov and max_recv_iov (siw: 6), so the
+            // core refuses a longer one at dat_ep_create / post time instead of the device breaking the connection.
             limits = new TransportLimits(maxMsg, maxMsg, iwarp ? IWARP_PRIVATE_DATA : IB_PRIVATE_DATA, ird, ord, 0,
-                    "verbs " + deviceName);
+                    "verbs " + deviceName, maxSge);
             address = new InetSocketAddress(config.address(), 0);
             thread = Thread.ofPlatform().daemon().name("jdat-verbs-" + iaName).unstarted(this::run);
             thread.start();

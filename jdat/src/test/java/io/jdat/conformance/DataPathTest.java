@@ -55,10 +55,13 @@ public class DataPathTest {
         return ia.ia().hashCode() * 31 + test * 1000 + k;
     }
 
-    /** EP attributes with deep queues for the tests that post many requests at once. */
+    /**
+     * EP attributes with deep queues for the tests that post many requests at once. Messages of at most 4 segments:
+     * a device bounds a Send's and a receive's segments by its {@code max_sge} (siw: 6).
+     */
     private static EpAttr deep(int dtos) {
         return new EpAttr().maxMessageSize(1 << 20).maxRdmaSize(1 << 20).maxRecvDtos(dtos).maxRequestDtos(dtos)
-                .maxRecvIov(8).maxRequestIov(8).maxRdmaReadIov(8).maxRdmaWriteIov(8).maxRdmaReadIn(4)
+                .maxRecvIov(4).maxRequestIov(4).maxRdmaReadIov(8).maxRdmaWriteIov(8).maxRdmaReadIn(4)
                 .maxRdmaReadOut(4).recvCompletionFlags(CompletionFlags.EVD_THRESHOLD)
                 .requestCompletionFlags(CompletionFlags.EVD_THRESHOLD);
     }

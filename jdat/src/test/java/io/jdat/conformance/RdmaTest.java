@@ -63,6 +63,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RdmaTest {
     private static final DatReturnType PARAM = DatReturnType.INVALID_PARAMETER;
 
+    /**
+     * {@link io.jdat.testing.DataPath#attr()} with messages of at most 6 segments: a device bounds a Send's and a
+     * receive's segments by its {@code max_sge} (siw: 6), and refuses an EP that asks for more.
+     */
+    private static EpAttr messageAttr() {
+        return attr().maxRecvIov(6).maxRequestIov(6);
+    }
+
     @EveryTransport
     @DisplayName("RDR-01 RDR-02 RDR-03 RDR-04 RDR-06 RDR-19 EPC-07: a 300-byte read into a 4-segment iov fills"
             + " leading segments, one partially, leaves the rest untouched; duplicate cookies come back; no event at"
@@ -187,7 +195,7 @@ class RdmaTest {
             + " write (needs LOCAL_READ) in the order of the checks; max_rdma_size, max_rdma_read/write_iov, bad"
             + " remote triplet and bad flags → DAT_INVALID_PARAMETER; nothing is posted")
     void localErrors(IaUnderTest under) {
-        EpAttr a = attr().maxRdmaSize(4096).maxRdmaReadIov(2).maxRdmaWriteIov(3);
+        EpAttr a = messageAttr().maxRdmaSize(4096).maxRdmaReadIov(2).maxRdmaWriteIov(3);
         try (Pair p = new Pair(under.ia(), a, 64).connect()) {
             InterfaceAdapter ia = p.client.ia;
             MemorySegment extra = p.client.arena.allocate(4096, 256);
@@ -495,7 +503,7 @@ class RdmaTest {
     @DisplayName("RDR-17: reads within the target's max_rdma_read_in succeed back to back; a read arriving at an EP"
             + " whose max_rdma_read_in is 0 exceeds it and breaks the connection, moving nothing")
     void readDepth(IaUnderTest ia) {
-        try (Pair p = new Pair(ia.ia(), attr().maxRdmaReadIn(1).maxRdmaReadOut(4), 64).connect()) {
+        try (Pair p = new Pair(ia.ia(), messageAttr().maxRdmaReadIn(1).maxRdmaReadOut(4), 64).connect()) {
             sentinel(p.client.buf);
             fill(p.server.buf, 0, 1024, 45);
             for (int i = 0; i < 8; i++) {
@@ -507,7 +515,7 @@ class RdmaTest {
             }
             assertPattern(p.client.buf, 0, 1024, 45, 0, "read data");
         }
-        try (Pair p = new Pair(ia.ia(), attr().maxRdmaReadIn(0).maxRdmaReadOut(4), 64).connect()) {
+        try (Pair p = new Pair(ia.ia(), messageAttr().maxRdmaReadIn(0).maxRdmaReadOut(4), 64).connect()) {
             sentinel(p.client.buf);
             fill(p.server.buf, 0, 64, 46);
             byte[] target = snapshot(p.server.buf);
@@ -546,7 +554,7 @@ class RdmaTest {
     @DisplayName("RDR-20 RDR-04 RWR-04: jdat's posts are thread-safe — 2 threads post 500 reads and 500 writes each"
             + " on one EP with one duplicate cookie per thread; every transfer completes with the right bytes")
     void concurrentPosts(IaUnderTest ia) throws Exception {
-        EpAttr a = attr().maxRequestDtos(4096);
+        EpAttr a = messageAttr().maxRequestDtos(4096);
         try (Pair p = new Pair(ia.ia(), a, 4096).connect()) {
             fill(p.server.buf, 0, 16_000, 48);
             fill(p.client.buf, 32_768, 16_000, 49);

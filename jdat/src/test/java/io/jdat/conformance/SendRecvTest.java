@@ -53,6 +53,14 @@ import org.junit.jupiter.api.DisplayName;
 class SendRecvTest {
     private static final DatReturnType PARAM = DatReturnType.INVALID_PARAMETER;
 
+    /**
+     * {@link io.jdat.testing.DataPath#attr()} with messages of at most 6 segments: a device bounds a Send's and a
+     * receive's segments by its {@code max_sge} (siw: 6), and refuses an EP that asks for more.
+     */
+    private static EpAttr messageAttr() {
+        return attr().maxRecvIov(6).maxRequestIov(6);
+    }
+
     @EveryTransport
     @DisplayName("SND-01 SND-02 SND-05 SND-09 RCV-01 RCV-02 EPC-06 EPC-07: 3-segment gather into a 4-segment scatter"
             + " list fills leading segments, one partially, leaves the rest untouched")
@@ -398,7 +406,7 @@ class SendRecvTest {
             + " DAT_INSUFFICIENT_RESOURCES; max_message_size and max_request_iov exceeded, short or null iov →"
             + " DAT_INVALID_PARAMETER; a freed EP → DAT_INVALID_HANDLE")
     void limits(IaUnderTest ia) {
-        EpAttr a = attr().maxRecvDtos(2).maxRequestDtos(2).maxMessageSize(64);
+        EpAttr a = messageAttr().maxRecvDtos(2).maxRequestDtos(2).maxMessageSize(64);
         try (Pair p = new Pair(ia.ia(), a, 64)) {
             sentinel(p.server.buf);
             fill(p.client.buf, 0, 128, 14);
@@ -467,7 +475,7 @@ class SendRecvTest {
     void orderingTwoThreads(IaUnderTest ia) throws Exception {
         final int perThread = 5_000;
         final int total = 2 * perThread;
-        EpAttr a = attr().maxRecvDtos(total).maxRequestDtos(total);
+        EpAttr a = messageAttr().maxRecvDtos(total).maxRequestDtos(total);
         try (Pair p = new Pair(ia.ia(), a, 16_384).connect()) {
             MemorySegment src = p.client.arena.allocate(8L * total, 256);
             MemorySegment dst = p.server.arena.allocate(8L * total, 256);

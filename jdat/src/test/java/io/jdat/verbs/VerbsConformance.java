@@ -36,9 +36,6 @@ public final class VerbsConformance {
     /** A device difference of siw 6.1 that DAT allows but the suite's assertion does not (docs/verbs.md). */
     private static final String SIW_TERMINATE = "device difference: siw answers a refused access with a Terminate and"
             + " closes; the target sees DISCONNECTED, not BROKEN, and a receive may be flushed before its error";
-    /** A gap of jdat's verbs provider on siw, not yet fixed (docs/verbs.md, "Not done yet"). */
-    private static final String SIW_READS = "jdat gap on siw, not diagnosed: many RDMA Reads back to back (mixed with"
-            + " Sends and Writes); a request is flushed with no failed completion before it";
     /** iWARP (RFC 5040) has no receiver-not-ready retry: a test that sends before the peer's receive is posted. */
     private static final String SIW_NO_RNR = "device difference: iWARP has no receiver-not-ready retry; a Send that"
             + " arrives before its receive is posted is a Terminate (DDP: no buffer), the connection breaks";
@@ -59,17 +56,14 @@ public final class VerbsConformance {
                     + " QP error at the target of a refused access; the target sees the initiator's disconnect"),
             java.util.Map.entry("rxe/RdmaTest.readDepth", "device difference: rxe queues an RDMA Read beyond the"
                     + " negotiated IRD instead of refusing it (RDR-17 is the target's check on software transports)"),
-            java.util.Map.entry("rxe/DataPathTest.sixteenEndpoints", "not diagnosed: 16 EPs between two IAs at once"
-                    + " (a completion count differs; RoCE also delivers 56 bytes of private data for the 1 sent)"),
-            java.util.Map.entry("siw/DataPathTest.sixteenEndpoints", "not diagnosed: 16 EPs between two IAs at once; a"
-                    + " connection event does not come within the suite's 5 s wait (the emulated guest may be too slow)"),
+            java.util.Map.entry("rxe/DataPathTest.sixteenEndpoints", "device difference: the CM of RoCE and"
+                    + " InfiniBand carries a fixed 56-byte private data area, not its length: the passive side gets 56"
+                    + " bytes for the 1 sent (the test checks the length)"),
             java.util.Map.entry("siw/SendRecvTest.sendIntoZeroSegmentBuffer", SIW_TERMINATE),
             java.util.Map.entry("siw/SendRecvTest.messageLongerThanBuffer", SIW_TERMINATE),
             java.util.Map.entry("siw/RdmaTest.remoteViolation", SIW_TERMINATE),
             java.util.Map.entry("siw/RdmaTest.readDepth", "device difference: siw queues an RDMA Read beyond the"
                     + " negotiated IRD instead of refusing it (RDR-17 is the target's check on software transports)"),
-            java.util.Map.entry("siw/DataPathTest.mixedBackToBack", SIW_READS),
-            java.util.Map.entry("siw/RdmaTest.concurrentPosts", SIW_READS),
             java.util.Map.entry("siw/RdmaTest.iovOwnership", SIW_NO_RNR),
             java.util.Map.entry("siw/SendRecvTest.limits", SIW_NO_RNR));
 

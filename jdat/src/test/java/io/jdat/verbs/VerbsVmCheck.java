@@ -98,6 +98,7 @@ public final class VerbsVmCheck {
         CHECKS.put("hostile-bound-overrun-write", () -> hostileWrite(false));
         CHECKS.put("hostile-bound-overrun-read", VerbsVmCheck::hostileRead);
         CHECKS.put("send-longer-than-receive", VerbsVmCheck::sendTooLong);
+        CHECKS.put("message-segments-bounded-by-max-sge", VerbsVmCheck::messageSegments);
         CHECKS.put("rmr-bind-write-then-stale-context", VerbsVmCheck::rmrBindAndStale);
         // Before the SRQ checks: what the JIT compiled for the plain send/receive path is measured, not a profile
         // that the SRQ paths widened meanwhile.
@@ -148,7 +149,11 @@ public final class VerbsVmCheck {
 
     /** A connected pair, with waits long enough for an emulated guest on a loaded host. */
     static Pair connected() {
-        Pair p = new Pair(ia, attr(), 64);
+        return connected(attr());
+    }
+
+    static Pair connected(EpAttr a) {
+        Pair p = new Pair(ia, a, 64);
         try {
             p.psp = PublicServicePoint.createAny(p.server.ia, p.crEvd, PspFlags.CONSUMER);
             java.net.SocketAddress to = p.server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
@@ -315,6 +320,70 @@ public final class VerbsVmCheck {
             assertPattern(dst, 3000, 150, 3, 150, "segment 3");
             assertUntouched(dst, 0, 1000, "before");
             assertUntouched(dst, 3150, 1000, "after");
+            disconnect(p);
+        }
+    }
+
+    /**
+     * A Send or a receive cannot be split: the device's {@code max_sge} (siw 6, rxe 32) is the IA's
+     * {@code max_iov_segments_per_dto} and bounds {@code max_request_iov} and {@code max_recv_iov}. An EP asking for
+     * more is {@code DAT_INVALID_PARAMETER} (ECS-07, EPC-18), a post with more segments than the EP's is too (SND, RCV:
+     * num_segments), and the connection stays up; a Send of {@code max_sge} segments into a receive of as many
+     * arrives whole. (Before, such a Send reached the device and broke the connection.)
+     */
+    static void messageSegments() {
+        int m;
+        try (Pair probe = new Pair(ia, attr(), 4)) {
+            m = probe.client.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().maxIovSegmentsPerDto();
+            System.out.printf("  max_iov_segments_per_dto %d%n", m);
+            assertTrue(m >= 1 && (!label.startsWith("siw") || m == 6), "siw's max_sge is 6, IA reports " + m);
+            int more = m + 1;
+            expectDat(DatReturnType.INVALID_PARAMETER, null, () -> io.jdat.Endpoint.create(probe.client.ia,
+                    probe.client.pz, probe.client.recvEvd, probe.client.reqEvd, probe.client.connEvd,
+                    attr().maxRequestIov(more)));
+            expectDat(DatReturnType.INVALID_PARAMETER, null, () -> io.jdat.Endpoint.create(probe.client.ia,
+                    probe.client.pz, probe.client.recvEvd, probe.client.reqEvd, probe.client.connEvd,
+                    attr().maxRecvIov(more)));
+        }
+        int n = Math.min(m, 8);
+        try (Pair p = connected(attr().maxRequestIov(n).maxRecvIov(n)); Arena arena = Arena.ofShared()) {
+            MemorySegment src = arena.allocate(8192, 4096);
+            MemorySegment dst = arena.allocate(8192, 4096);
+            Lmr sl = Lmr.create(p.client.ia, MemType.VIRTUAL, RegionDescription.forVa(src), src.byteSize(), p.client.pz,
+                    MemPriv.ALL);
+            Lmr dl = Lmr.create(p.server.ia, MemType.VIRTUAL, RegionDescription.forVa(dst), dst.byteSize(), p.server.pz,
+                    MemPriv.ALL);
+            long[] over = new long[2 * (n + 1)];
+            long[] sendSegs = new long[2 * n];
+            long[] recvSegs = new long[2 * n];
+            for (int i = 0; i <= n; i++) {
+                over[2 * i] = 100L * i;
+                over[2 * i + 1] = 10;
+            }
+            for (int i = 0; i < n; i++) {
+                sendSegs[2 * i] = 100L * i;
+                sendSegs[2 * i + 1] = 10;
+                recvSegs[2 * i] = 1000L + 200L * i;
+                recvSegs[2 * i + 1] = 10;
+            }
+            expectDat(DatReturnType.INVALID_PARAMETER, null,
+                    () -> p.client.ep.postSend(n + 1, iov(sl, over), 20, CompletionFlags.DEFAULT));
+            expectDat(DatReturnType.INVALID_PARAMETER, null,
+                    () -> p.server.ep.postRecv(n + 1, iov(dl, over), 21, CompletionFlags.DEFAULT));
+            sentinel(dst);
+            fill(src, 0, 8192, 7);
+            p.server.ep.postRecv(n, iov(dl, recvSegs), 22, CompletionFlags.DEFAULT);
+            p.client.ep.postSend(n, iov(sl, sendSegs), 23, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 23, 10L * n);
+            dtoOk(p.server.recvEvd, 22, 10L * n);
+            for (int i = 0; i < n; i++) {
+                assertArrayEquals(src.asSlice(100L * i, 10).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                        dst.asSlice(1000L + 200L * i, 10).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                        "segment " + i);
+                assertUntouched(dst, 1010L + 200L * i, 190, "after segment " + i);
+            }
+            assertEquals(EpState.CONNECTED, p.client.ep.getStatus().epState(), "client still connected");
+            assertEquals(EpState.CONNECTED, p.server.ep.getStatus().epState(), "server still connected");
             disconnect(p);
         }
     }

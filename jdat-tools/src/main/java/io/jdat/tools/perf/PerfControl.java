@@ -107,7 +107,9 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
                 }
                 ConnectionRequest cr = c.ev.cr();
                 byte[] pd = cr.query(CrParam.FIELD_ALL).privateData();
-                if (pd.length != 8 || ByteBuffer.wrap(pd).getLong() != MAGIC) {
+                // At least the 8 bytes sent: InfiniBand and RoCE deliver the CM message's whole private data area
+                // (56 bytes with rdma_cm), zero-padded.
+                if (pd.length < 8 || ByteBuffer.wrap(pd).getLong() != MAGIC) {
                     cr.reject(); // not a jdat perf client: wait for one
                     continue;
                 }
