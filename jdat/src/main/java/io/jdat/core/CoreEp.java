@@ -112,10 +112,15 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
 
     static CoreEp create(CoreIa ia, ProtectionZone pzh, EventDispatcher recv, EventDispatcher req,
             EventDispatcher conn, EpAttr requested) {
-        return create(ia, pzh, recv, req, conn, requested, 6);
+        return create(ia, pzh, recv, req, conn, requested, ATTR_ARG);
     }
 
-    /** {@link #create} with the C position of the attributes argument (7 for {@code dat_ep_create_with_srq}). */
+    /** The C position of {@code dat_ep_create}'s attributes argument (the DAT_INVALID_PARAMETER it names). */
+    private static final int ATTR_ARG = 6;
+    /** The same for {@code dat_ep_create_with_srq}: the SRQ handle comes before the attributes. */
+    private static final int ATTR_ARG_WITH_SRQ = 7;
+
+    /** {@link #create} with the C position of the attributes argument ({@link #ATTR_ARG_WITH_SRQ}: an SRQ EP). */
     private static CoreEp create(CoreIa ia, ProtectionZone pzh, EventDispatcher recv, EventDispatcher req,
             EventDispatcher conn, EpAttr requested, int attrArg) {
         CorePz pz = Core.pzArg(pzh, ia, true);
@@ -123,7 +128,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
         CoreEvd q = Core.evdArg(req, ia, DatReturnSubtype.INVALID_HANDLE_EVD_REQUEST);
         CoreEvd c = Core.evdArg(conn, ia, DatReturnSubtype.INVALID_HANDLE_EVD_CONN);
         EpAttr a = requested == null ? ia.defaultEpAttr() : requested.copy();
-        EpAttrRules.validate(ia, a, attrArg, attrArg == 7);
+        EpAttrRules.validate(ia, a, attrArg, attrArg == ATTR_ARG_WITH_SRQ);
         checkEvdKinds(r, q, c);
         CoreEp ep = new CoreEp(ia, false, EpStateMachine.created());
         ep.attachStreams(r, q, c, a, attrArg);
@@ -151,7 +156,7 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
         if (requested == null) {
             throw Fail.param(7, "ep_attributes must not be NULL for an SRQ EP (ECS-02)");
         }
-        CoreEp ep = create(ia, pzh, recv, req, conn, requested, 7);
+        CoreEp ep = create(ia, pzh, recv, req, conn, requested, ATTR_ARG_WITH_SRQ);
         try {
             s.attach(ep);
         } catch (RuntimeException e) {

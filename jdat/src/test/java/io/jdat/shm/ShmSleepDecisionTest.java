@@ -40,8 +40,8 @@ class ShmSleepDecisionTest {
         List<ShmConnection> started = new CopyOnWriteArrayList<>();
         ShmConnection.startHook = started::add;
         try (Pair p = new Pair(ShmTesting.SHM, null, 64).connect(); Arena arena = Arena.ofShared()) {
+            ShmConnection server = passiveOf(started);
             ShmConnection.startHook = null;
-            ShmConnection server = started.stream().filter(c -> !c.activeSide).findFirst().orElseThrow();
             MemorySegment sleeping = ShmTesting.serverSleepingWord(p, arena);
             long cookie = 1;
             for (ReentrantLock lock : List.of(server.rxLock, server.txLock)) {
@@ -74,6 +74,25 @@ class ShmSleepDecisionTest {
             }
         } finally {
             ShmConnection.startHook = null;
+        }
+    }
+
+    /**
+     * The passive connection the hook saw. The passive side delivers ESTABLISHED and then starts its connection
+     * ({@code ShmPassive}), so the start may come a moment after {@code connect()} returned on both sides.
+     */
+    private static ShmConnection passiveOf(List<ShmConnection> started) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            for (ShmConnection c : started) {
+                if (!c.activeSide) {
+                    return c;
+                }
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("no passive connection started within 10 s of ESTABLISHED");
+            }
+            Thread.sleep(1);
         }
     }
 
