@@ -10,15 +10,16 @@
 # bandwidth). Both measure the same thing:
 # the same iteration count, one buffer pair, busy polling, no data verification (--no-verify), send and write
 # latency as RTT/2 and read latency as the whole read, bandwidth with WINDOW transfers outstanding (perftest -t).
-# jdat perf also runs a warm-up (LAT_N/2 iterations, the JIT's), perftest none. Prints one table per device with
+# jdat perf also runs a warm-up (WARMUP iterations, the JIT's), perftest none. Prints one table per device with
 # the ratio jdat/perftest (latency: lower is better, goal <= 1.1; bandwidth: higher is better, goal >= 0.95).
 # Under qemu TCG every figure is emulated and noisy: only the ratio means anything, and even it is rough on a
 # loaded host. Each ping-pong side busy-polls, so the guest gets two vCPUs (PERF_SMP; with one, both sides and
 # the kernel's soft device share a CPU and the scheduler's time slices dominate).
 # Needs jdat-tools/target/jdat-tools.jar (./jdat.sh build). Environment: SIW_VM, SIW_VM_NAME (default
 # jdat-verbs-perf), PERF_LOG (default target/verbs-perf), LAT_N (latency iterations, 5000), BW_N (1 MiB writes,
-# 400), WINDOW (16), REPEAT (runs of each, the median of the figures is shown; 3), KEEP=1 (leave the VM up),
-# REUSE=1 (use the VM already up, started with --share $PERF_LOG/share).
+# 400), WARMUP (jdat's latency warm-up iterations, LAT_N), WINDOW (16), JOPTS (JVM options, see below), REPEAT
+# (runs of each, the median of the figures is shown; 3), KEEP=1 (leave the VM up), REUSE=1 (use the VM
+# already up, started with --share $PERF_LOG/share).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 cd "$ROOT"
@@ -26,6 +27,7 @@ SIW_VM=${SIW_VM:-$(readlink -f "$ROOT/../shared/interop/siw-vm/siw-vm" 2>/dev/nu
 export SIW_VM_NAME=${SIW_VM_NAME:-jdat-verbs-perf}
 LOG=${PERF_LOG:-$ROOT/target/verbs-perf}
 LAT_N=${LAT_N:-5000}
+WARMUP=${WARMUP:-$LAT_N}
 BW_N=${BW_N:-400}
 WINDOW=${WINDOW:-16}
 REPEAT=${REPEAT:-3}
@@ -42,9 +44,13 @@ if [ "${REUSE:-0}" != 1 ]; then
     [ "${KEEP:-0}" = 1 ] || trap '"$SIW_VM" stop > /dev/null 2>&1' EXIT
 fi
 JAVA="/opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC"
-# JOPTS: more JVM options for both jdat perf processes (e.g. -XX:TieredStopAtLevel=1: C1 only, whose compiler
-# threads finish within the warm-up under TCG; -Djdat.jmx=false: no MBean registration thread at the start).
-JOPTS=${JOPTS:-}
+# JOPTS: more JVM options for both jdat perf processes. The default, so that each JVM measures steady state as
+# perftest's one-thread processes do, on the guest's two vCPUs under TCG (docs/verbs.md, "Performance against
+# perftest"): -XX:TieredStopAtLevel=1, C1 only: C2's compiler threads (20-35% each) ran through the whole measured
+# phase with the default JIT, the send median was 3,267 us (the guest's time slices) against 69-124 us with C1;
+# -Djdat.jmx=false: no MBean registration thread (28% at the start). The warm-up (WARMUP, LAT_N) is for C1 to be
+# done before the measured part. JOPTS= (empty) gives the default JIT.
+JOPTS=${JOPTS--Djdat.jmx=false -XX:TieredStopAtLevel=1}
 
 # perftest: $1 program, $2 size, $3 iterations, $4 the run; prints the median latency (t_typical, us) or the
 # average bandwidth (10^6 bytes/s).
@@ -97,7 +103,7 @@ for DEV in "${DEVICES[@]}"; do
         PT[write]+=" $(perftest ib_write_lat 64 "$LAT_N" "$run")"
         PT[read]+=" $(perftest ib_read_lat 64 "$LAT_N" "$run")"
         PT[bw]+=" $(perftest ib_write_bw 1048576 "$BW_N" "$run")"
-        jdat "--op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $((LAT_N / 2))" > "$LOG/$DEV-jdat-lat-$run.csv" 2>&1
+        jdat "--op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $WARMUP" > "$LOG/$DEV-jdat-lat-$run.csv" 2>&1
         jdat "--op write --test bw --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW" > "$LOG/$DEV-jdat-bw-$run.csv" 2>&1
         # CSV: operation,size_bytes,count,min_us,median_us,mean_us,stdev_us,p99_us,p999_us,max_us,mb_per_s,msg_per_s
         L="$LOG/$DEV-jdat-lat-$run.csv"
