@@ -10,10 +10,7 @@ import io.jdat.EvdFlags;
 import io.jdat.EventDispatcher;
 import io.jdat.IaAttr;
 import io.jdat.ProtectionZone;
-import io.jdat.spi.IncomingHandler;
-import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
-import java.net.SocketAddress;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -25,35 +22,10 @@ import org.junit.jupiter.api.Test;
  */
 class MessageIovLimitTest {
     /** Opens, listens and connects nowhere: only its limits matter here. */
-    private static final class SixSegments implements Transport {
-        @Override
-        public SocketAddress address() {
-            return null;
-        }
-
+    private static final class SixSegments extends InertTransport {
         @Override
         public TransportLimits limits() {
             return new TransportLimits(1 << 20, 1 << 20, 64, 4, 4, 0, "six", 6);
-        }
-
-        @Override
-        public boolean isValidAddress(SocketAddress address) {
-            return false;
-        }
-
-        @Override
-        public Listener listen(long connQual, boolean any, IncomingHandler handler) {
-            throw new AssertionError("not reached");
-        }
-
-        @Override
-        public ConnectAttempt connect(SocketAddress remote, long remoteConnQual, byte[] privateData, int ird,
-                int ord, io.jdat.spi.ActiveHandler handler) {
-            throw new AssertionError("not reached");
-        }
-
-        @Override
-        public void close() {
         }
     }
 
