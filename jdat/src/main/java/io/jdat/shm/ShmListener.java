@@ -51,8 +51,7 @@ final class ShmListener implements Transport.Listener {
     private void acceptLoop() {
         AcceptLoop.run(server, backoff, () -> !closed, ch -> {
             ShmPassive p = new ShmPassive(transport, this, ch);
-            transport.incoming.add(p);
-            Thread.ofVirtual().name("jdat-shm-passive").start(p::handshake);
+            p.launch("jdat-shm-passive", p::handshake);
         }, e -> transport.trace(this, "accept failed: " + e));
     }
 

@@ -18,8 +18,6 @@ import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -31,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Connection events are logged through {@link System.Logger} {@code io.jdat.shm} at {@code DEBUG}; the system
  * property {@code jdat.shm.trace=true} raises them to {@code INFO}, which the default backend prints.
  */
-final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
+final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnection> {
     static final long MAX_TRANSFER = 1L << 30;
     static final int MAX_READ_DEPTH = 64;
     static final int MAX_PRIVATE_DATA = 1024;
@@ -62,10 +60,6 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
     /** The directory of this process's {@link ShmMemory} files, announced to peers. */
     final String memoryDir;
     private final CrossMemory prober;
-    final Set<ShmListener> listeners = ConcurrentHashMap.newKeySet();
-    final Set<ShmActive> attempts = ConcurrentHashMap.newKeySet();
-    final Set<ShmPassive> incoming = ConcurrentHashMap.newKeySet();
-    final Set<ShmConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong ports = new AtomicLong(49152);
 
     /**
@@ -224,20 +218,12 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
     }
 
     @Override
-    public void close() {
-        markClosed();
-        for (ShmListener l : listeners) {
-            l.close();
-        }
-        for (ShmActive a : attempts) {
-            a.cancel();
-        }
-        for (ShmPassive p : incoming) {
-            p.abort();
-        }
-        for (ShmConnection c : connections) {
-            c.abandon();
-        }
+    protected void abandon(ShmConnection c) {
+        c.abandon();
+    }
+
+    @Override
+    protected void releaseResources() {
         progress.shutdown();
         boardArena.close();
         instance.close();

@@ -60,8 +60,7 @@ final class TcpListener implements Transport.Listener {
     private void acceptLoop() {
         AcceptLoop.run(server, backoff, this::isOpen, s -> {
             MpaPassive p = new MpaPassive(transport, this, s);
-            transport.incoming.add(p);
-            Thread.ofVirtual().name("jdat-tcp-passive-" + port).start(p::readRequest);
+            p.launch("jdat-tcp-passive-" + port, p::readRequest);
         }, e -> {
         });
     }
