@@ -58,7 +58,7 @@ final class ShmPassive extends StreamRequest<ShmTransport, ShmListener> {
         deadline.cancel(false);
         arrived(new Fields(UnixDomainSocketAddress.of(request.activeDir()), request.portQual(), listener.connQual(),
                 request.privateData()));
-        if (listener.closed() || transport.closed() || !listener.handler.onRequest(this)) {
+        if (!listener.isOpen() || !listener.handler().onRequest(this)) {
             refuse();
         }
     }

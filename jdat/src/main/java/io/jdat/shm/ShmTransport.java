@@ -195,7 +195,6 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
         } catch (IOException e) {
             throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "cannot listen on qualifier " + qual + ": " + e);
         }
-        listeners.add(l);
         l.start();
         return l;
     }

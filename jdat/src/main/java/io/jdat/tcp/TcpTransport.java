@@ -66,7 +66,7 @@ final class TcpTransport extends IaTransport<InetSocketAddress, TcpConnection> {
         try {
             TcpListener l = new TcpListener(this, new InetSocketAddress(config.bindHost(), any ? 0 : (int) connQual),
                     handler);
-            listeners.add(l);
+            l.start();
             return l;
         } catch (BindException e) {
             String m = String.valueOf(e.getMessage());
