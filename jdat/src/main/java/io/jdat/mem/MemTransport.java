@@ -16,7 +16,6 @@ final class MemTransport extends IaTransport<MemAddress, MemConnection> {
     /** What {@code mem} can carry: messages and RDMA up to 1 GiB, 256 bytes of private data. */
     static final TransportLimits LIMITS = new TransportLimits(1L << 30, 1L << 30, 256, 64, 64,
             Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "mem");
-    private static final long FIRST_ANY_QUAL = 1024;
     private static final AtomicLong PORTS = new AtomicLong(49152);
 
     MemTransport(MemAddress address) {
@@ -32,13 +31,7 @@ final class MemTransport extends IaTransport<MemAddress, MemConnection> {
     @Override
     public Listener listen(long qual, boolean any, IncomingHandler handler) {
         if (any) {
-            for (long q = FIRST_ANY_QUAL; q < FIRST_ANY_QUAL + 65536; q++) {
-                MemListener l = tryListen(q, handler);
-                if (l != null) {
-                    return l;
-                }
-            }
-            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "no free connection qualifier (PSP-09)");
+            return listenOnAny(q -> tryListen(q, handler));
         }
         MemListener l = tryListen(qual, handler);
         if (l == null) {

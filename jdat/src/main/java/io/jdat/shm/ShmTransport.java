@@ -38,7 +38,6 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
             MAX_READ_DEPTH, MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "shm");
     /** A qualifier is a socket file name: {@code q-<qual>}. */
     static final String LISTENER_PREFIX = "q-";
-    private static final long FIRST_ANY_QUAL = 1024;
     /**
      * Deadlines of connection management (request reads, accept replies). A cancelled deadline leaves the queue
      * at once ({@link DaemonTimer}): kept until its time, the two of every accepted connection (5 and 10 s) woke
@@ -170,20 +169,24 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
             throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "the shm IA is closing");
         }
         if (any) {
-            for (long q = FIRST_ANY_QUAL; q < FIRST_ANY_QUAL + 65536; q++) {
-                if (!Files.exists(listenerPath(instance.directory(), q))) {
-                    try {
-                        return listenOn(q, handler);
-                    } catch (DatException e) {
-                        if (e.type() != DatReturnType.CONN_QUAL_IN_USE) {
-                            throw e;
-                        }
-                    }
-                }
-            }
-            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "no free connection qualifier (PSP-09)");
+            return listenOnAny(q -> listenIfFree(q, handler));
         }
         return listenOn(connQual, handler);
+    }
+
+    /** Listens on {@code qual}, or returns null when it is taken (its socket file exists, or is bound meanwhile). */
+    private ShmListener listenIfFree(long qual, IncomingHandler handler) {
+        if (Files.exists(listenerPath(instance.directory(), qual))) {
+            return null;
+        }
+        try {
+            return listenOn(qual, handler);
+        } catch (DatException e) {
+            if (e.type() != DatReturnType.CONN_QUAL_IN_USE) {
+                throw e;
+            }
+            return null;
+        }
     }
 
     private ShmListener listenOn(long qual, IncomingHandler handler) {

@@ -1,10 +1,13 @@
 package io.jdat.transport;
 
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
 import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
 import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 
 /**
  * The part of a built-in {@link Transport} that is the same for every transport: the IA address and the
@@ -33,6 +36,9 @@ public abstract class IaTransport<A extends SocketAddress, C> implements Transpo
     public final Set<ReceivedRequest> incoming = ConcurrentHashMap.newKeySet();
     /** The established connections, until they are closed. */
     public final Set<C> connections = ConcurrentHashMap.newKeySet();
+
+    /** The first qualifier {@link #listenOnAny} tries. */
+    private static final long FIRST_ANY_QUAL = 1024;
 
     private final A address;
     private final TransportLimits limits;
@@ -67,6 +73,24 @@ public abstract class IaTransport<A extends SocketAddress, C> implements Transpo
     /** {@return true once {@link #markClosed} was called}: the IA is closing or closed. */
     public final boolean closed() {
         return closed;
+    }
+
+    /**
+     * {@code dat_psp_create_any} for a transport whose qualifiers are its own namespace (not TCP ports): listens
+     * on the first free qualifier of 65536 from 1024 on (PSP-09).
+     *
+     * @param listenOn listens on one qualifier, or returns null when that qualifier is in use
+     * @return the listener
+     * @throws DatException {@link DatReturnType#CONN_QUAL_UNAVAILABLE} when every one is in use
+     */
+    protected final Listener listenOnAny(LongFunction<Listener> listenOn) {
+        for (long q = FIRST_ANY_QUAL; q < FIRST_ANY_QUAL + 65536; q++) {
+            Listener l = listenOn.apply(q);
+            if (l != null) {
+                return l;
+            }
+        }
+        throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "no free connection qualifier (PSP-09)");
     }
 
     /** The IA closes: from now on {@link #closed} is true (a volatile write, seen by every thread). */
