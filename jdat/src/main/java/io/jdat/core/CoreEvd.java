@@ -36,15 +36,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class CoreEvd extends CoreObject implements EventDispatcher {
     /** How long {@link #waitFor} spins before parking (system property {@code jdat.wait.spinNanos}). */
     static final long SPIN_NANOS = Long.getLong("jdat.wait.spinNanos", 20_000L);
-    private static final java.lang.invoke.VarHandle WAITER;
-
-    static {
-        try {
-            WAITER = java.lang.invoke.MethodHandles.lookup().findVarHandle(CoreEvd.class, "waiter", Thread.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final java.lang.invoke.VarHandle WAITER = FieldHandles.find(
+            java.lang.invoke.MethodHandles.lookup(), CoreEvd.class, "waiter", Thread.class);
 
     final int flags;
     private final ReentrantLock lock = new ReentrantLock();

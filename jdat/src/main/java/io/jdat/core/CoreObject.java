@@ -21,7 +21,8 @@ import java.lang.invoke.VarHandle;
  */
 abstract class CoreObject {
     /** {@link #freed}, for its compare-and-set. */
-    private static final VarHandle FREED = freedHandle();
+    private static final VarHandle FREED = FieldHandles.find(MethodHandles.lookup(), CoreObject.class, "freed",
+            boolean.class);
 
     /** The IA this object belongs to (the IA itself for a {@link CoreIa}). */
     final CoreIa ia;
@@ -115,14 +116,6 @@ abstract class CoreObject {
 
     /** Destroys the object as part of an abrupt IA close; must not throw. */
     abstract void destroy();
-
-    private static VarHandle freedHandle() {
-        try {
-            return MethodHandles.lookup().findVarHandle(CoreObject.class, "freed", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     @Override
     public String toString() {

@@ -53,15 +53,8 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     /** {@code max_recv_per_srq}. */
     static final int MAX_RECV = 1 << 16;
     private static final CoreEp[] NO_EPS = new CoreEp[0];
-    private static final VarHandle OUTSTANDING;
-
-    static {
-        try {
-            OUTSTANDING = MethodHandles.lookup().findVarHandle(CoreSrq.class, "outstanding", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle OUTSTANDING = FieldHandles.find(MethodHandles.lookup(), CoreSrq.class,
+            "outstanding", int.class);
 
     /** A posted buffer: the validated scatter list and the consumer's cookie. */
     static final class Entry extends RecvBuffer {

@@ -47,20 +47,11 @@ final class EventRing {
     /** {@link #poll} result: nothing queued. */
     static final int EMPTY = 3;
 
-    private static final VarHandle HEAD;
-    private static final VarHandle TAIL;
-    private static final VarHandle SEQ;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(EventRing.class, "head", long.class);
-            TAIL = l.findVarHandle(EventRing.class, "tail", long.class);
-            SEQ = l.findVarHandle(Slot.class, "seq", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle HEAD = FieldHandles.find(MethodHandles.lookup(), EventRing.class, "head",
+            long.class);
+    private static final VarHandle TAIL = FieldHandles.find(MethodHandles.lookup(), EventRing.class, "tail",
+            long.class);
+    private static final VarHandle SEQ = FieldHandles.find(MethodHandles.lookup(), Slot.class, "seq", long.class);
 
     /** Told when an event that carries it is dequeued or discarded (an SRQ, for its receive completions). */
     interface Reap {

@@ -20,15 +20,7 @@ import java.lang.invoke.VarHandle;
  * stays with its writer (they are padded apart).
  */
 final class ReceiveQueue {
-    private static final VarHandle SEQ;
-
-    static {
-        try {
-            SEQ = MethodHandles.lookup().findVarHandle(Slot.class, "seq", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle SEQ = FieldHandles.find(MethodHandles.lookup(), Slot.class, "seq", long.class);
 
     /** A receive buffer with the core's bookkeeping: sequence, cookie and post flags. */
     static final class Slot extends RecvBuffer {

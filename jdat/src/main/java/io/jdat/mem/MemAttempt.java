@@ -9,7 +9,7 @@ final class MemAttempt extends OutgoingAttempt {
     final ActiveHandler handler;
 
     MemAttempt(MemTransport transport, long localPortQual, ActiveHandler handler) {
-        super(localPortQual);
+        super(transport, localPortQual);
         this.transport = transport;
         this.handler = handler;
     }

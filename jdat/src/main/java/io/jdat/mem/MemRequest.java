@@ -19,7 +19,7 @@ final class MemRequest extends ReceivedRequest {
     }
 
     private boolean answer() {
-        passive.requests.remove(this);
+        passive.incoming.remove(this);
         return claimAnswer();
     }
 
@@ -49,6 +49,12 @@ final class MemRequest extends ReceivedRequest {
     @Override
     public void refuse() {
         turnDown(ActiveHandler::nonPeerRejected);
+    }
+
+    /** The passive IA closes: the request is refused (the requester hears NON_PEER_REJECTED). */
+    @Override
+    protected void abort() {
+        refuse();
     }
 
     /** Answers the request with no connection: the requester hears {@code outcome}, unless it gave up first. */

@@ -9,21 +9,14 @@ import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
 import io.jdat.transport.IaTransport;
 import java.net.SocketAddress;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The {@code mem} transport of one open IA. */
-final class MemTransport extends IaTransport<MemAddress> {
+final class MemTransport extends IaTransport<MemAddress, MemConnection> {
     /** What {@code mem} can carry: messages and RDMA up to 1 GiB, 256 bytes of private data. */
     static final TransportLimits LIMITS = new TransportLimits(1L << 30, 1L << 30, 256, 64, 64,
             Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "mem");
-    private static final long FIRST_ANY_QUAL = 1024;
     private static final AtomicLong PORTS = new AtomicLong(49152);
-
-    final Set<MemListener> listeners = ConcurrentHashMap.newKeySet();
-    final Set<MemConnection> connections = ConcurrentHashMap.newKeySet();
-    final Set<MemRequest> requests = ConcurrentHashMap.newKeySet();
 
     MemTransport(MemAddress address) {
         super("mem", address, LIMITS);
@@ -38,13 +31,7 @@ final class MemTransport extends IaTransport<MemAddress> {
     @Override
     public Listener listen(long qual, boolean any, IncomingHandler handler) {
         if (any) {
-            for (long q = FIRST_ANY_QUAL; q < FIRST_ANY_QUAL + 65536; q++) {
-                MemListener l = tryListen(q, handler);
-                if (l != null) {
-                    return l;
-                }
-            }
-            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "no free connection qualifier (PSP-09)");
+            return listenOnAny(q -> tryListen(q, handler));
         }
         MemListener l = tryListen(qual, handler);
         if (l == null) {
@@ -86,7 +73,7 @@ final class MemTransport extends IaTransport<MemAddress> {
                 return;
             }
             MemRequest req = new MemRequest(attempt, l.transport, remoteQual, privateData);
-            l.transport.requests.add(req);
+            l.transport.incoming.add(req);
             if (!l.handler.onRequest(req)) {
                 req.refuse();
             }
@@ -95,17 +82,12 @@ final class MemTransport extends IaTransport<MemAddress> {
     }
 
     @Override
-    public void close() {
-        markClosed();
-        for (MemListener l : listeners) {
-            l.close();
-        }
-        for (MemRequest r : requests) {
-            r.refuse();
-        }
-        for (MemConnection c : connections) {
-            c.abandon(this);
-        }
+    protected void abandon(MemConnection c) {
+        c.abandon(this);
+    }
+
+    @Override
+    protected void releaseResources() {
         MemFabric.down(this);
     }
 }

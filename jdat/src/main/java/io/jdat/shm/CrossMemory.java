@@ -1,19 +1,18 @@
 package io.jdat.shm;
 
+import io.jdat.transport.LinuxLibc;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -356,38 +355,27 @@ public final class CrossMemory implements AutoCloseable {
         static final String NATIVE_ACCESS_REFUSED;
 
         static {
-            MethodHandle r = null;
-            MethodHandle w = null;
+            MethodHandle[] h = null;
             String refused = null;
-            String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
             String arch = System.getProperty("os.arch", "");
-            if (os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))
+            if ((arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"))
                     && ValueLayout.ADDRESS.byteSize() == 8) {
-                Linker linker = Linker.nativeLinker();
-                SymbolLookup libc = linker.defaultLookup();
                 // ssize_t f(pid_t, const struct iovec *, unsigned long, const struct iovec *, unsigned long,
                 //           unsigned long)
                 FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
                         ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
                         ValueLayout.JAVA_LONG);
-                Linker.Option errno = Linker.Option.captureCallState("errno");
-                var rs = libc.find("process_vm_readv");
-                var ws = libc.find("process_vm_writev");
-                if (rs.isPresent() && ws.isPresent()) {
-                    try {
-                        r = linker.downcallHandle(rs.get(), fd, errno);
-                        w = linker.downcallHandle(ws.get(), fd, errno);
-                    } catch (IllegalCallerException e) {
-                        // --illegal-native-access=deny without --enable-native-access for jdat: as a kernel
-                        // refusal, the transport copies through shared memory instead
-                        r = null;
-                        w = null;
-                        refused = e.getMessage();
-                    }
+                try {
+                    h = LinuxLibc.bind(new String[] {"process_vm_readv", "process_vm_writev"},
+                            new FunctionDescriptor[] {fd, fd}, Linker.Option.captureCallState("errno"));
+                } catch (IllegalCallerException e) {
+                    // --illegal-native-access=deny without --enable-native-access for jdat: as a kernel
+                    // refusal, the transport copies through shared memory instead
+                    refused = e.getMessage();
                 }
             }
-            READV = r;
-            WRITEV = w;
+            READV = h == null ? null : h[0];
+            WRITEV = h == null ? null : h[1];
             NATIVE_ACCESS_REFUSED = refused;
         }
 

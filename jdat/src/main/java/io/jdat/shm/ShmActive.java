@@ -43,7 +43,7 @@ final class ShmActive extends OutgoingAttempt {
 
     private ShmActive(ShmTransport transport, Path peerDir, long qual, byte[] privateData, int ird, int ord,
             ActiveHandler handler) {
-        super(transport.nextPort());
+        super(transport, transport.nextPort());
         this.transport = transport;
         this.peerDir = peerDir.toAbsolutePath().normalize();
         this.qual = qual;
@@ -56,20 +56,18 @@ final class ShmActive extends OutgoingAttempt {
     static ShmActive start(ShmTransport transport, Path peerDir, long qual, byte[] privateData, int ird, int ord,
             ActiveHandler handler) {
         ShmActive a = new ShmActive(transport, peerDir, qual, privateData, ird, ord, handler);
-        transport.attempts.add(a);
-        Thread.ofVirtual().name("jdat-shm-connect").start(a::run);
+        a.launch("jdat-shm-connect", a::run);
         return a;
     }
 
     @Override
     protected void cancelled() {
         closeSocket();
-        transport.attempts.remove(this);
     }
 
     private void run() {
         if (!Files.isDirectory(peerDir, LinkOption.NOFOLLOW_LINKS) || !ShmFiles.isLive(peerDir)) {
-            if (claimOutcome()) {
+            if (finish()) {
                 handler.unreachable();
             }
             return;
@@ -86,7 +84,7 @@ final class ShmActive extends OutgoingAttempt {
         } catch (NoSuchFileException | SocketException e) {
             closeSocket();
             boolean live = ShmFiles.isLive(peerDir);
-            if (claimOutcome()) {
+            if (finish()) {
                 if (live) {
                     handler.nonPeerRejected();
                 } else {
@@ -96,7 +94,7 @@ final class ShmActive extends OutgoingAttempt {
             return;
         } catch (IOException e) {
             closeSocket();
-            if (claimOutcome()) {
+            if (finish()) {
                 handler.nonPeerRejected();
             }
             return;
@@ -124,14 +122,14 @@ final class ShmActive extends OutgoingAttempt {
             switch (f.type()) {
                 case CmMessage.REJECT -> {
                     fail(arena, path);
-                    if (claimOutcome()) {
+                    if (finish()) {
                         handler.peerRejected();
                     }
                     return;
                 }
                 case CmMessage.REFUSE -> {
                     fail(arena, path);
-                    if (claimOutcome()) {
+                    if (finish()) {
                         handler.nonPeerRejected();
                     }
                     return;
@@ -147,7 +145,7 @@ final class ShmActive extends OutgoingAttempt {
             conn = new ShmConnection(transport, true, s, arena, mapped, ring, staging, a.pid(), localPortQual(),
                     UnixDomainSocketAddress.of(peerDir), qual, transport.config.inline());
             conn.setPeer(a.abilities(), peerMemory);
-            if (!claimOutcome()) {
+            if (!finish()) {
                 CmMessage.writeEmpty(s, CmMessage.NACK); // cancelled meanwhile: the acceptor fails (CRA-07)
                 conn.abandon();
                 deleteQuietly(path);
@@ -174,7 +172,7 @@ final class ShmActive extends OutgoingAttempt {
             }
             deleteQuietly(path);
             closeSocket();
-            if (claimOutcome()) {
+            if (finish()) {
                 handler.nonPeerRejected();
             }
         }
@@ -192,12 +190,6 @@ final class ShmActive extends OutgoingAttempt {
         } catch (IOException e) {
             // the instance directory goes with the IA
         }
-    }
-
-    /** Leaves the transport's attempts and claims the single outcome; false if cancelled or already reported. */
-    private boolean claimOutcome() {
-        transport.attempts.remove(this);
-        return finish();
     }
 
     private void closeSocket() {

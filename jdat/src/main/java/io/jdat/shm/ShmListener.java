@@ -2,12 +2,13 @@ package io.jdat.shm;
 
 import io.jdat.spi.AcceptBackoff;
 import io.jdat.spi.IncomingHandler;
-import io.jdat.spi.Transport;
 import io.jdat.transport.AcceptLoop;
+import io.jdat.transport.StreamListener;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -17,22 +18,13 @@ import java.nio.file.Path;
  * thread lives through accept failures (EMFILE...: a back-off, then {@code DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR}
  * on the async EVD when they persist; {@link AcceptBackoff}, logger {@code io.jdat.shm}).
  */
-final class ShmListener implements Transport.Listener {
+final class ShmListener extends StreamListener<ShmTransport> {
     private static final System.Logger LOG = System.getLogger("io.jdat.shm");
-    private final ShmTransport transport;
     private final long qual;
-    final IncomingHandler handler;
     private final Path path;
-    private final ServerSocketChannel server;
-    private final AcceptBackoff backoff;
-    private volatile boolean closed;
 
     ShmListener(ShmTransport transport, long qual, IncomingHandler handler) throws IOException {
-        this.transport = transport;
-        this.qual = qual;
-        this.handler = handler;
-        this.backoff = new AcceptBackoff(LOG, this, handler);
-        this.path = ShmTransport.listenerPath(transport.instance.directory(), qual);
+        Path path = ShmTransport.listenerPath(transport.instance.directory(), qual);
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             s.bind(UnixDomainSocketAddress.of(path), AcceptLoop.BACKLOG);
@@ -40,24 +32,16 @@ final class ShmListener implements Transport.Listener {
             s.close();
             throw e;
         }
-        this.server = s;
+        this.qual = qual;
+        this.path = path;
+        super(transport, handler, s, LOG, "jdat-shm-listen-" + qual);
     }
 
-    void start() {
-        Thread.ofVirtual().name("jdat-shm-listen-" + qual).start(this::acceptLoop);
-    }
-
-    /** Accepts until closed ({@link AcceptLoop}): each requester goes to a {@link ShmPassive}. */
-    private void acceptLoop() {
-        AcceptLoop.run(server, backoff, () -> !closed, ch -> {
-            ShmPassive p = new ShmPassive(transport, this, ch);
-            transport.incoming.add(p);
-            Thread.ofVirtual().name("jdat-shm-passive").start(p::handshake);
-        }, e -> transport.trace(this, "accept failed: " + e));
-    }
-
-    boolean closed() {
-        return closed;
+    /** Each requester goes to a {@link ShmPassive}. */
+    @Override
+    protected void accepted(SocketChannel ch) {
+        ShmPassive p = new ShmPassive(transport, this, ch);
+        p.launch("jdat-shm-passive", p::handshake);
     }
 
     @Override
@@ -65,24 +49,14 @@ final class ShmListener implements Transport.Listener {
         return qual;
     }
 
+    /** The socket file goes with the socket. */
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        backoff.close();
-        try {
-            server.close();
-        } catch (IOException e) {
-            // gone either way
-        }
+    protected void released() {
         try {
             Files.deleteIfExists(path);
         } catch (IOException e) {
             // the instance directory goes with the IA
         }
-        transport.listeners.remove(this);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.jdat.shm;
 
 import io.jdat.spi.PassiveHandler;
-import io.jdat.transport.ReceivedRequest;
+import io.jdat.transport.StreamRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -21,24 +21,19 @@ import java.util.concurrent.TimeUnit;
  * an owner-only file of a live instance under the same base directory, maps it, and offers the request to the
  * service point. Then exactly one of {@link #accept}, {@link #reject}, {@link #refuse} answers it.
  */
-final class ShmPassive extends ReceivedRequest {
+final class ShmPassive extends StreamRequest<ShmTransport, ShmListener> {
     /** How long a requester may take to send its request. */
     static final long REQUEST_TIMEOUT_MILLIS = 5000;
     /** How long the requester may take to confirm an accept. */
     static final long READY_TIMEOUT_MILLIS = 10_000;
 
-    private final ShmTransport transport;
-    private final ShmListener listener;
-    private final SocketChannel ch;
     private CmMessage.Request request;
     private Arena arena;
     private MemorySegment file;
     private MappedFile mapped;
 
     ShmPassive(ShmTransport transport, ShmListener listener, SocketChannel ch) {
-        this.transport = transport;
-        this.listener = listener;
-        this.ch = ch;
+        super(transport, listener, ch);
     }
 
     /** Runs on a virtual thread: reads and checks the request, then offers it. */
@@ -63,7 +58,7 @@ final class ShmPassive extends ReceivedRequest {
         deadline.cancel(false);
         arrived(new Fields(UnixDomainSocketAddress.of(request.activeDir()), request.portQual(), listener.connQual(),
                 request.privateData()));
-        if (listener.closed() || transport.closed() || !listener.handler.onRequest(this)) {
+        if (!listener.isOpen() || !listener.handler().onRequest(this)) {
             refuse();
         }
     }
@@ -129,7 +124,7 @@ final class ShmPassive extends ReceivedRequest {
             arena = null; // the connection owns the mapping now
             CmMessage.writeAccept(ch, new CmMessage.Accept(ProcessHandle.current().pid(), ird, ord,
                     transport.probe.address(), mine, transport.memoryDir, pd == null ? new byte[0] : pd));
-            deadline = ShmTransport.TIMER.schedule(this::closeSocket, READY_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            deadline = ShmTransport.TIMER.schedule(this::closeStream, READY_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
             CmMessage.Frame f = CmMessage.read(ch);
             deadline.cancel(false);
             if (f.type() != CmMessage.READY || f.payload().remaining() != 1) {
@@ -148,7 +143,7 @@ final class ShmPassive extends ReceivedRequest {
             passive.acceptFailed();
             return;
         } finally {
-            transport.incoming.remove(this);
+            leave();
         }
         conn.start(passive.established(conn));
     }
@@ -175,18 +170,10 @@ final class ShmPassive extends ReceivedRequest {
         abort();
     }
 
-    private void closeSocket() {
-        try {
-            ch.close();
-        } catch (IOException e) {
-            // closed either way
-        }
-    }
-
     /** Drops the request: closes the socket and the mapping (the transport closes, or the request was bad). */
-    void abort() {
-        closeSocket();
-        transport.incoming.remove(this);
+    @Override
+    protected void abort() {
+        super.abort();
         synchronized (this) {
             if (arena != null) {
                 arena.close();

@@ -18,8 +18,6 @@ import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -31,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Connection events are logged through {@link System.Logger} {@code io.jdat.shm} at {@code DEBUG}; the system
  * property {@code jdat.shm.trace=true} raises them to {@code INFO}, which the default backend prints.
  */
-final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
+final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnection> {
     static final long MAX_TRANSFER = 1L << 30;
     static final int MAX_READ_DEPTH = 64;
     static final int MAX_PRIVATE_DATA = 1024;
@@ -40,7 +38,6 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
             MAX_READ_DEPTH, MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT | Qos.LOW_LATENCY, "shm");
     /** A qualifier is a socket file name: {@code q-<qual>}. */
     static final String LISTENER_PREFIX = "q-";
-    private static final long FIRST_ANY_QUAL = 1024;
     /**
      * Deadlines of connection management (request reads, accept replies). A cancelled deadline leaves the queue
      * at once ({@link DaemonTimer}): kept until its time, the two of every accepted connection (5 and 10 s) woke
@@ -62,10 +59,6 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
     /** The directory of this process's {@link ShmMemory} files, announced to peers. */
     final String memoryDir;
     private final CrossMemory prober;
-    final Set<ShmListener> listeners = ConcurrentHashMap.newKeySet();
-    final Set<ShmActive> attempts = ConcurrentHashMap.newKeySet();
-    final Set<ShmPassive> incoming = ConcurrentHashMap.newKeySet();
-    final Set<ShmConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong ports = new AtomicLong(49152);
 
     /**
@@ -176,20 +169,24 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
             throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "the shm IA is closing");
         }
         if (any) {
-            for (long q = FIRST_ANY_QUAL; q < FIRST_ANY_QUAL + 65536; q++) {
-                if (!Files.exists(listenerPath(instance.directory(), q))) {
-                    try {
-                        return listenOn(q, handler);
-                    } catch (DatException e) {
-                        if (e.type() != DatReturnType.CONN_QUAL_IN_USE) {
-                            throw e;
-                        }
-                    }
-                }
-            }
-            throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "no free connection qualifier (PSP-09)");
+            return listenOnAny(q -> listenIfFree(q, handler));
         }
         return listenOn(connQual, handler);
+    }
+
+    /** Listens on {@code qual}, or returns null when it is taken (its socket file exists, or is bound meanwhile). */
+    private ShmListener listenIfFree(long qual, IncomingHandler handler) {
+        if (Files.exists(listenerPath(instance.directory(), qual))) {
+            return null;
+        }
+        try {
+            return listenOn(qual, handler);
+        } catch (DatException e) {
+            if (e.type() != DatReturnType.CONN_QUAL_IN_USE) {
+                throw e;
+            }
+            return null;
+        }
     }
 
     private ShmListener listenOn(long qual, IncomingHandler handler) {
@@ -201,7 +198,6 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
         } catch (IOException e) {
             throw new DatException(DatReturnType.CONN_QUAL_UNAVAILABLE, "cannot listen on qualifier " + qual + ": " + e);
         }
-        listeners.add(l);
         l.start();
         return l;
     }
@@ -224,20 +220,12 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress> {
     }
 
     @Override
-    public void close() {
-        markClosed();
-        for (ShmListener l : listeners) {
-            l.close();
-        }
-        for (ShmActive a : attempts) {
-            a.cancel();
-        }
-        for (ShmPassive p : incoming) {
-            p.abort();
-        }
-        for (ShmConnection c : connections) {
-            c.abandon();
-        }
+    protected void abandon(ShmConnection c) {
+        c.abandon();
+    }
+
+    @Override
+    protected void releaseResources() {
         progress.shutdown();
         boardArena.close();
         instance.close();

@@ -38,7 +38,7 @@ final class MpaActive extends OutgoingAttempt {
 
     private MpaActive(TcpTransport transport, SocketChannel ch, InetSocketAddress remote, long localPort,
             byte[] privateData, int ird, int ord, ActiveHandler handler) {
-        super(localPort);
+        super(transport, localPort);
         this.transport = transport;
         this.ch = ch;
         this.remote = remote;
@@ -60,15 +60,13 @@ final class MpaActive extends OutgoingAttempt {
             // reported as NON_PEER_REJECTED by run()
         }
         MpaActive a = new MpaActive(transport, ch, remote, port, pd, ird, ord, handler);
-        transport.attempts.add(a);
-        Thread.ofVirtual().name("jdat-tcp-connect-" + port).start(a::run);
+        a.launch("jdat-tcp-connect-" + port, a::run);
         return a;
     }
 
     @Override
     protected void cancelled() {
         closeQuietly();
-        transport.attempts.remove(this);
     }
 
     private void run() {
@@ -124,7 +122,6 @@ final class MpaActive extends OutgoingAttempt {
                 closeQuietly();
                 return;
             }
-            transport.attempts.remove(this);
             ChannelSink sink = handler.established(conn, reply.privateData());
             if (sink == null) {
                 conn.reset(); // the EP gave up meanwhile: the acceptor sees the reset before any RTR
@@ -148,7 +145,6 @@ final class MpaActive extends OutgoingAttempt {
         if (!finish()) {
             return;
         }
-        transport.attempts.remove(this);
         switch (o) {
             case NON_PEER -> handler.nonPeerRejected();
             case UNREACHABLE -> handler.unreachable();

@@ -3,7 +3,7 @@ package io.jdat.tcp;
 import io.jdat.spi.ChannelSink;
 import io.jdat.spi.PassiveHandler;
 import io.jdat.transport.DaemonTimer;
-import io.jdat.transport.ReceivedRequest;
+import io.jdat.transport.StreamRequest;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,22 +27,17 @@ import java.util.zip.CRC32C;
  * <p>A Request asking for markers is rejected, as {@code siw} does. The IRD/ORD we reply with are the
  * accepting EP's, clamped to what the requester offered the other way round.
  */
-final class MpaPassive extends ReceivedRequest {
+final class MpaPassive extends StreamRequest<TcpTransport, TcpListener> {
     static final long REQUEST_TIMEOUT_MILLIS = 5_000;
     static final long RTR_TIMEOUT_MILLIS = 10_000;
     /** Deadlines of connection management (MPA requests, RTRs). */
     static final ScheduledExecutorService TIMER = DaemonTimer.create("jdat-tcp-timer");
 
-    private final TcpTransport transport;
-    private final TcpListener listener;
-    private final SocketChannel ch;
     private Mpa.Frame request;
     private InetSocketAddress remote;
 
     MpaPassive(TcpTransport transport, TcpListener listener, SocketChannel ch) {
-        this.transport = transport;
-        this.listener = listener;
-        this.ch = ch;
+        super(transport, listener, ch);
     }
 
     /** Reads and checks the Request, then offers it to the service point (virtual thread). */
@@ -109,7 +104,7 @@ final class MpaPassive extends ReceivedRequest {
             // (RFC 5044 §7.1.2; siw as initiator can miss an FPDU that follows its MPA Reply too closely).
             TcpConnection conn = new TcpConnection(transport, ch, crc, cfg.mulpduFor(ch), irdLimit,
                     ordLimit, false, !p2p);
-            transport.incoming.remove(this);
+            leave();
             ChannelSink sink = passive.established(conn);
             if (sink == null) {
                 conn.reset();
@@ -187,7 +182,7 @@ final class MpaPassive extends ReceivedRequest {
         }
         // From here the reject owns the stream: an IA closing right after dat_cr_reject must not cut the Reply
         // off (the requester would see a close before the Reply: NON_PEER_REJECTED instead of PEER_REJECTED).
-        transport.incoming.remove(this);
+        leave();
         Mpa.Frame req = request;
         try {
             // a few bytes on a stream that has sent nothing yet: the send buffer takes them at once
@@ -196,11 +191,7 @@ final class MpaPassive extends ReceivedRequest {
         } catch (IOException e) {
             // the requester is gone: nothing to tell
         } finally {
-            try {
-                ch.close();
-            } catch (IOException e) {
-                // nothing to do
-            }
+            closeStream();
         }
     }
 
@@ -213,16 +204,6 @@ final class MpaPassive extends ReceivedRequest {
             // closing anyway
         }
         abort();
-    }
-
-    /** Closes the stream (deadline, IA close, refusal). */
-    void abort() {
-        transport.incoming.remove(this);
-        try {
-            ch.close();
-        } catch (IOException e) {
-            // nothing to do
-        }
     }
 
     @Override

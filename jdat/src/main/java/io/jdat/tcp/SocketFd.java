@@ -1,11 +1,11 @@
 package io.jdat.tcp;
 
+import io.jdat.transport.LinuxLibc;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.Inet4Address;
@@ -17,7 +17,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Locale;
 
 /**
  * The Linux TCP socket option the JDK does not expose and RFC 5044 needs: {@code TCP_MAXSEG}, the
@@ -212,35 +211,24 @@ final class SocketFd {
         static final MethodHandle GETPEERNAME;
 
         static {
-            MethodHandle o = null;
-            MethodHandle n = null;
-            MethodHandle p = null;
+            MethodHandle[] h = null;
             try {
-                String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-                if (os.startsWith("linux") && SocketFd.class.getModule().isNativeAccessEnabled()) {
-                    Linker linker = Linker.nativeLinker();
-                    SymbolLookup libc = linker.defaultLookup();
+                if (SocketFd.class.getModule().isNativeAccessEnabled()) {
                     // int getsockopt(int, int, int, void *, socklen_t *)
                     FunctionDescriptor opt = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                             ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS);
                     // int getsockname(int, struct sockaddr *, socklen_t *), getpeername likewise
                     FunctionDescriptor name = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                             ValueLayout.ADDRESS, ValueLayout.ADDRESS);
-                    var so = libc.find("getsockopt");
-                    var sn = libc.find("getsockname");
-                    var pn = libc.find("getpeername");
-                    if (so.isPresent() && sn.isPresent() && pn.isPresent()) {
-                        o = linker.downcallHandle(so.get(), opt);
-                        n = linker.downcallHandle(sn.get(), name);
-                        p = linker.downcallHandle(pn.get(), name);
-                    }
+                    h = LinuxLibc.bind(new String[] {"getsockopt", "getsockname", "getpeername"},
+                            new FunctionDescriptor[] {opt, name, name});
                 }
             } catch (RuntimeException | LinkageError e) {
-                o = n = p = null; // IllegalCallerException under --illegal-native-access=deny, and the like
+                h = null; // IllegalCallerException under --illegal-native-access=deny, and the like
             }
-            GETSOCKOPT = o;
-            GETSOCKNAME = n;
-            GETPEERNAME = p;
+            GETSOCKOPT = h == null ? null : h[0];
+            GETSOCKNAME = h == null ? null : h[1];
+            GETPEERNAME = h == null ? null : h[2];
         }
 
         private Handles() {

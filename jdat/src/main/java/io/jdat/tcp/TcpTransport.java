@@ -15,8 +15,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The {@code tcp} transport of one open IA: its listeners ({@link TcpListener}), its connection attempts
@@ -26,17 +24,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Connection events are logged through {@link System.Logger} {@code io.jdat.tcp} at {@code DEBUG}; the system
  * property {@code jdat.tcp.trace=true} raises them to {@code INFO}, which the default backend prints.
  */
-final class TcpTransport extends IaTransport<InetSocketAddress> {
+final class TcpTransport extends IaTransport<InetSocketAddress, TcpConnection> {
     /** Messages and RDMA up to 1 GiB; the configured private data; IRD and ORD up to 64. */
     static final long MAX_TRANSFER = 1L << 30;
     static final int MAX_READ_DEPTH = 64;
 
     final TcpConfig config;
     final TcpProgress progress;
-    final Set<TcpListener> listeners = ConcurrentHashMap.newKeySet();
-    final Set<MpaActive> attempts = ConcurrentHashMap.newKeySet();
-    final Set<MpaPassive> incoming = ConcurrentHashMap.newKeySet();
-    final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
 
     TcpTransport(String iaName, TcpConfig config) {
         InetAddress host = config.bindHost();
@@ -72,7 +66,7 @@ final class TcpTransport extends IaTransport<InetSocketAddress> {
         try {
             TcpListener l = new TcpListener(this, new InetSocketAddress(config.bindHost(), any ? 0 : (int) connQual),
                     handler);
-            listeners.add(l);
+            l.start();
             return l;
         } catch (BindException e) {
             String m = String.valueOf(e.getMessage());
@@ -113,10 +107,7 @@ final class TcpTransport extends IaTransport<InetSocketAddress> {
      */
     @Override
     public void closeGracefully() {
-        markClosed();
-        for (TcpListener l : listeners) {
-            l.close();
-        }
+        stopListening();
         long deadline = System.nanoTime() + config.closeTimeoutMillis() * 1_000_000L;
         for (TcpConnection c : connections) {
             if (!c.closed) {
@@ -130,20 +121,12 @@ final class TcpTransport extends IaTransport<InetSocketAddress> {
     }
 
     @Override
-    public void close() {
-        markClosed();
-        for (TcpListener l : listeners) {
-            l.close();
-        }
-        for (MpaActive a : attempts) {
-            a.cancel();
-        }
-        for (MpaPassive p : incoming) {
-            p.abort();
-        }
-        for (TcpConnection c : connections) {
-            c.abandon();
-        }
+    protected void abandon(TcpConnection c) {
+        c.abandon();
+    }
+
+    @Override
+    protected void releaseResources() {
         progress.shutdown();
     }
 }

@@ -49,6 +49,12 @@ public abstract class ReceivedRequest implements IncomingRequest {
         return answered.compareAndSet(false, true);
     }
 
+    /**
+     * The IA closes ({@link IaTransport#close}), or the request cannot be served: drops it and releases what
+     * it holds (its stream, its mapping); a requester still waiting hears no answer but a refusal.
+     */
+    protected abstract void abort();
+
     /** The request is dropped without an answer being claimed: no later answer takes effect. */
     protected final void markAnswered() {
         answered.set(true);
