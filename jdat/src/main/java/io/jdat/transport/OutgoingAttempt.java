@@ -38,6 +38,7 @@ public abstract class OutgoingAttempt implements Transport.ConnectAttempt {
      * @param steps      the attempt's steps, which end in {@link #finish} (or find the attempt cancelled)
      */
     protected final void launch(String threadName, Runnable steps) {
+        VirtualThreadPoller.start();
         transport.attempts.add(this);
         Thread.ofVirtual().name(threadName).start(steps);
     }

@@ -44,6 +44,7 @@ public abstract class StreamListener<T extends IaTransport<?, ?>> implements Tra
 
     /** Joins the transport's {@link IaTransport#listeners} and starts accepting. */
     public final void start() {
+        VirtualThreadPoller.start();
         transport.listeners.add(this);
         Thread.ofVirtual().name(threadName).start(() -> AcceptLoop.run(server, backoff, this::isOpen,
                 this::accepted, e -> transport.trace(this, "accept failed: " + e)));
