@@ -9,10 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jdat.DtoCompletionStatus;
-import io.jdat.spi.ChannelSink;
-import io.jdat.spi.RecvBuffer;
-import io.jdat.spi.RemoteRegion;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -39,15 +35,15 @@ class TcpDirectSocketTest {
     @DisplayName("recv answers 0 when nothing is there, the bytes when they are, -1 at the peer's FIN")
     void receiveAnswersNothingBytesAndEnd() throws Exception {
         try (Pair p = new Pair()) {
-            DirectSocket d = DirectSocket.of(p.mine);
+            DirectSocket d = DirectSocket.of(p.mine());
             assumeTrue(d != null, "no native access here: the channel is used");
             MemorySegment buf = Arena.ofAuto().allocate(64);
             assertEquals(0, d.rx.receive(buf, 0, 64));
-            p.peer.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5}));
+            p.peer().write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5}));
             long n = awaitReceive(d, buf, 8, 64 - 8);
             assertEquals(5, n);
             assertArrayEquals(new byte[] {1, 2, 3, 4, 5}, buf.asSlice(8, 5).toArray(ValueLayout.JAVA_BYTE));
-            p.peer.shutdownOutput();
+            p.peer().shutdownOutput();
             assertEquals(-1, awaitReceive(d, buf, 0, 64));
         }
     }
@@ -56,17 +52,17 @@ class TcpDirectSocketTest {
     @DisplayName("send writes what the socket takes; after the peer's reset it throws, and no SIGPIPE ends the JVM")
     void sendThenResetThrows() throws Exception {
         try (Pair p = new Pair()) {
-            DirectSocket d = DirectSocket.of(p.mine);
+            DirectSocket d = DirectSocket.of(p.mine());
             assumeTrue(d != null, "no native access here: the channel is used");
             MemorySegment buf = Arena.ofAuto().allocate(4096);
             buf.fill((byte) 7);
             assertEquals(16, d.tx.send(buf, 100, 16));
             ByteBuffer got = ByteBuffer.allocate(16);
             while (got.hasRemaining()) {
-                p.peer.read(got);
+                p.peer().read(got);
             }
-            p.peer.setOption(StandardSocketOptions.SO_LINGER, 0);
-            p.peer.close(); // a reset
+            p.peer().setOption(StandardSocketOptions.SO_LINGER, 0);
+            p.peer().close(); // a reset
             IOException e = assertThrows(IOException.class, () -> {
                 for (int i = 0; i < 1000; i++) {
                     d.tx.send(buf, 0, 4096);
@@ -82,7 +78,7 @@ class TcpDirectSocketTest {
     @DisplayName("a connection sends and receives through recv/send when native access is granted")
     void connectionUsesDirectCalls() throws Exception {
         assumeTrue(SocketFd.available(), "no native access here");
-        try (Rig r = new Rig()) {
+        try (TcpRig r = new TcpRig("direct")) {
             assertNotNull(r.conn.direct, "the connection's socket descriptor was not found");
         }
     }
@@ -91,7 +87,7 @@ class TcpDirectSocketTest {
     @DisplayName("after abort neither path touches the descriptor, whose number the next socket takes")
     void abortStopsBothPathsBeforeTheNumberIsReused() throws Exception {
         assumeTrue(SocketFd.available(), "no native access here");
-        try (Rig r = new Rig()) {
+        try (TcpRig r = new TcpRig("direct")) {
             int fd = SocketFd.descriptor(r.mine);
             assumeTrue(fd >= 0);
             r.conn.abort();
@@ -130,7 +126,7 @@ class TcpDirectSocketTest {
     @Test
     @DisplayName("a consumer's first poll after it parked stamps its poll; polling keeps the progress thread parked")
     void pollingStampsAndKeepsTheThreadParked() throws Exception {
-        try (Rig r = new Rig()) {
+        try (TcpRig r = new TcpRig("direct")) {
             TcpProgress progress = r.transport.progress;
             Thread.sleep(20); // registered; the thread blocks in its select
             progress.pollerIdle();
@@ -160,83 +156,22 @@ class TcpDirectSocketTest {
         return n;
     }
 
-    /** A connected pair of sockets over loopback: ours non-blocking, the peer's blocking. */
-    private static final class Pair implements AutoCloseable {
-        final ServerSocketChannel server = ServerSocketChannel.open();
-        final SocketChannel peer;
-        final SocketChannel mine;
-
+    /** A connected pair of sockets over loopback, no connection on them: ours non-blocking, the peer's blocking. */
+    private record Pair(ServerSocketChannel server, SocketChannel peer, SocketChannel mine) implements AutoCloseable {
         Pair() throws IOException {
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            peer = SocketChannel.open(server.getLocalAddress());
-            mine = server.accept();
+            this(ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
+        }
+
+        private Pair(ServerSocketChannel s) throws IOException {
+            this(s, SocketChannel.open(s.getLocalAddress()), s.accept());
             mine.configureBlocking(false);
         }
 
         @Override
         public void close() throws IOException {
-            mine.close();
-            peer.close();
-            server.close();
-        }
-    }
-
-    /** A TCP connection wrapped as a {@link TcpConnection} of a transport (no IA, no MPA), and its raw peer. */
-    private static final class Rig implements AutoCloseable {
-        final TcpTransport transport = new TcpTransport("direct", TcpConfig.parse("127.0.0.1"));
-        final ServerSocketChannel server = ServerSocketChannel.open();
-        final SocketChannel peer;
-        final SocketChannel mine;
-        final TcpConnection conn;
-
-        Rig() throws Exception {
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            peer = SocketChannel.open(server.getLocalAddress());
-            mine = server.accept();
-            conn = new TcpConnection(transport, mine, false, 1024, 4, 4, false, false);
-            transport.connections.add(conn);
-            conn.start(new IdleSink());
-        }
-
-        @Override
-        public void close() throws Exception {
-            transport.close();
-            peer.close();
-            server.close();
-        }
-    }
-
-    /** A sink with no receive buffers and no memory. */
-    private static final class IdleSink implements ChannelSink {
-        @Override
-        public RecvBuffer takeRecv() {
-            return null;
-        }
-
-        @Override
-        public void completeRecv(RecvBuffer buffer, long length, boolean solicited) {
-        }
-
-        @Override
-        public boolean isAccepting() {
-            return true;
-        }
-
-        @Override
-        public int resolveRemote(int rmrContext, long address, long length, int privilege, RemoteRegion out) {
-            return RemoteRegion.CLOSED;
-        }
-
-        @Override
-        public void requestCompleted(DtoCompletionStatus status, long length) {
-        }
-
-        @Override
-        public void remoteDisconnected() {
-        }
-
-        @Override
-        public void broken() {
+            try (server; peer; mine) {
+                // all three closed
+            }
         }
     }
 }
