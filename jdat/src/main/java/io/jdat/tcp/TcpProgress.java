@@ -30,9 +30,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Readiness, not a scan. A consumer's poll asks the selector (epoll) which sockets are readable or
  * writable ({@code selectNow}: one {@code epoll_wait}) and reads only those, so an empty poll costs one system
  * call whatever the number of connections (it cost one {@code read} per connection before: 5 ms with 1024
- * idle connections, issue 18). With at most {@value #SCAN_MAX} connections it reads them directly instead: a
- * {@code read} that finds nothing costs what an {@code epoll_wait} costs, and a message then costs one system
- * call, not two. The selector is used by one thread at a time ({@link #selecting}): the progress thread for a
+ * idle connections, issue 18). With at most {@value #SCAN_MAX} connections it reads them directly instead
+ * (a {@code recv}, {@link DirectSocket}): a message then costs one system call, not two. An empty {@code recv}
+ * costs about twice an empty {@code epoll_wait} here (0.7-1 µs against 0.3-0.4 µs), yet a raw two-process
+ * 64 B ping-pong was not faster with {@code epoll_wait} then {@code recv} (docs/tcp-latency.md). The selector is used by one thread at a time ({@link #selecting}): the progress thread for a
  * pass or a blocking select, or one consumer; a consumer that finds it taken returns at once (another consumer
  * is making progress) or, if the progress thread blocks in it, wakes that thread, which then sees the poller
  * and parks instead of selecting again.
