@@ -26,6 +26,8 @@ import java.util.Locale;
  * the transmit path {@link #send} only under its lock while open; {@link TcpConnection#abort} stops both
  * before it closes the channel.
  *
+ * <p>The system property {@code jdat.tcp.nio=true} turns them off (the channel for everything), for A/B runs.
+ *
  * <p>Each path has its own {@code errno} capture area ({@link Path}), used under that path's lock: nothing is
  * allocated per call. {@code send} passes {@code MSG_NOSIGNAL}: a peer's reset is an {@link IOException}, not
  * a {@code SIGPIPE}.
