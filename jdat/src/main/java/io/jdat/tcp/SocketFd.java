@@ -33,6 +33,9 @@ import java.util.Arrays;
  * burst's set-up time, issue 18). This runs once per connection, at establishment, and only reads: a
  * descriptor closed or reused meanwhile can at worst not match.
  *
+ * <p>{@link #descriptor} hands the number found to {@link DirectSocket}, the data path's direct {@code recv} and
+ * {@code send}.
+ *
  * <p>Everything here degrades: off Linux, without native access for this module ({@code
  * --enable-native-access}; no warning is printed then), or when the search fails, {@link #maxSegment} answers
  * an estimate from the interface MTU ({@link #estimateMss}).
@@ -74,6 +77,22 @@ final class SocketFd {
             return mss > 0 ? mss : estimateMss(local.getAddress());
         } catch (IOException | RuntimeException e) {
             return TcpConfig.ETHERNET_MSS;
+        }
+    }
+
+    /**
+     * The descriptor of {@code ch}'s socket, for {@link DirectSocket}; -1 when it cannot be found (or the calls
+     * are not bound). The channel must stay open while the number is used: once it is closed, the number may
+     * name another file.
+     */
+    static int descriptor(SocketChannel ch) {
+        if (!available()) {
+            return -1;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            return find(a, (InetSocketAddress) ch.getLocalAddress(), (InetSocketAddress) ch.getRemoteAddress());
+        } catch (Throwable t) {
+            return -1;
         }
     }
 

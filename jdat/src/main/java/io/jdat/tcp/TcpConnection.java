@@ -47,6 +47,8 @@ final class TcpConnection implements Channel, ProgressThread.Polled {
     final int ordLimit;
     final boolean crc;
     final int mulpdu;
+    /** Direct {@code recv}/{@code send} on the socket, or null: the paths then use the channel. */
+    final DirectSocket direct;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
     volatile ChannelSink sink;
@@ -94,6 +96,7 @@ final class TcpConnection implements Channel, ProgressThread.Polled {
         this.lastSign = System.nanoTime();
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        this.direct = DirectSocket.of(ch);
         this.reads = new ReadQueues(irdLimit, ordLimit);
         this.tx = new TcpTransmitter(this, ch, crc, mulpdu, reads, sendRtr, holdFirstFpdu);
         this.rx = new TcpReceiver(this, ch, tx, reads, crc);
@@ -331,9 +334,14 @@ final class TcpConnection implements Channel, ProgressThread.Polled {
         abort();
     }
 
-    /** Closes the socket and forgets the connection. */
+    /**
+     * Closes the socket and forgets the connection. Both paths stop first: after this no direct call uses
+     * the descriptor, whose number the kernel may give to the next file opened.
+     */
     void abort() {
         closed = true;
+        rx.stop();
+        tx.close(false);
         try {
             ch.close();
         } catch (IOException e) {

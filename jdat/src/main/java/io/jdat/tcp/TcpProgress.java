@@ -30,9 +30,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Readiness, not a scan. A consumer's poll asks the selector (epoll) which sockets are readable or
  * writable ({@code selectNow}: one {@code epoll_wait}) and reads only those, so an empty poll costs one system
  * call whatever the number of connections (it cost one {@code read} per connection before: 5 ms with 1024
- * idle connections, issue 18). With at most {@value #SCAN_MAX} connections it reads them directly instead: a
- * {@code read} that finds nothing costs what an {@code epoll_wait} costs, and a message then costs one system
- * call, not two. The selector is used by one thread at a time ({@link #selecting}): the progress thread for a
+ * idle connections, issue 18). With at most {@value #SCAN_MAX} connections it reads them directly instead
+ * (a {@code recv}, {@link DirectSocket}): a message then costs one system call, not two. An empty {@code recv}
+ * costs about twice an empty {@code epoll_wait} here (0.7-1 µs against 0.3-0.4 µs), yet a raw two-process
+ * 64 B ping-pong was not faster with {@code epoll_wait} then {@code recv} (docs/tcp-latency.md). The selector is used by one thread at a time ({@link #selecting}): the progress thread for a
  * pass or a blocking select, or one consumer; a consumer that finds it taken returns at once (another consumer
  * is making progress) or, if the progress thread blocks in it, wakes that thread, which then sees the poller
  * and parks instead of selecting again.
@@ -57,6 +58,18 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
     static final long SPIN_NANOS = Long.getLong("jdat.tcp.progressSpinNanos", 0L);
     /** Up to this many connections a consumer's poll reads each socket instead of asking the selector. */
     static final int SCAN_MAX = 2;
+    /**
+     * A polling consumer reads the clock (and stamps its poll when the stamp is older than a quarter of the
+     * grace) on one poll in this many, and on the first after a pass that moved bytes. An empty poll costs about
+     * a microsecond here (a {@code recv} that finds nothing), so the stamp is never more than tens of µs old.
+     */
+    static final int STAMP_EVERY = 16;
+    /**
+     * Consumer polls since the last clock read: plain and racy across consumer threads (a lost update only
+     * moves the next clock read by a poll).
+     */
+    private int pollsUnstamped;
+
     /**
      * Connections a consumer's poll looked at, all IAs together: read directly or reported ready by the
      * selector. A diagnostic for tests (plain, racy across threads); added once per poll.
@@ -105,9 +118,12 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
      * are ready ({@code selectNow}), or on each of them when there are at most {@value #SCAN_MAX}.
      */
     boolean poll() {
-        long now = System.nanoTime();
-        if (now - lastPoll() > POLLER_GRACE_NANOS / 4) {
-            polledAt(now); // refreshed a few times per grace period, not on every poll
+        long lp = lastPoll();
+        if (lp == 0 || (++pollsUnstamped & (STAMP_EVERY - 1)) == 0) {
+            long now = System.nanoTime(); // not on every poll: a clock read is a tenth of an empty poll's cost
+            if (now - lp > POLLER_GRACE_NANOS / 4) {
+                polledAt(now); // refreshed a few times per grace period
+            }
         }
         TcpConnection[] cs = connections.snapshot();
         if (cs.length <= SCAN_MAX) {
@@ -117,7 +133,9 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
                 any |= c.poll();
             }
             if (any) {
-                polledAt(System.nanoTime()); // a pass that moved a stream's bytes can outlast the grace
+                // A pass that moved a stream's bytes can outlast the grace: the next poll reads the clock and
+                // stamps (not this one: a message's completion should not wait for a clock read).
+                pollsUnstamped = STAMP_EVERY - 1;
             }
             return any;
         }
@@ -141,6 +159,11 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
         } finally {
             selecting.set(false);
         }
+    }
+
+    /** When a consumer last stamped its poll, 0 when none polls: a diagnostic for tests. */
+    long lastPollNanos() {
+        return lastPoll();
     }
 
     /** Starts watching {@code c}. */

@@ -19,7 +19,8 @@ import java.util.zip.CRC32C;
  * The receive path of one connection: reads FPDUs from the socket, checks every field of them before any
  * byte moves, and places payloads into registered memory.
  *
- * <p>Bytes come through a staging buffer, so that one read takes many small FPDUs; when the rest of a large
+ * <p>Bytes come through a staging buffer, so that one read takes many small FPDUs (a direct {@code recv}
+ * when the connection has {@link DirectSocket}: a consumer that polls pays no NIO bookkeeping per look); when the rest of a large
  * payload is still in the socket, it is read straight into the target segment (no staging copy), and the
  * next staging read is kept short so that the payload after the next header goes straight too.
  *
@@ -61,6 +62,8 @@ final class TcpReceiver {
     final ReentrantLock lock = new ReentrantLock();
     private final TcpConnection conn;
     private final ScatteringByteChannel ch;
+    /** Direct {@code recv} on the socket ({@link TcpConnection#direct}), or null. */
+    private final DirectSocket.Path direct;
     private final TcpTransmitter tx;
     private final ReadQueues reads;
     private final ByteBuffer in;
@@ -102,6 +105,7 @@ final class TcpReceiver {
     TcpReceiver(TcpConnection conn, ScatteringByteChannel ch, TcpTransmitter tx, ReadQueues reads, boolean crcOn) {
         this.conn = conn;
         this.ch = ch;
+        this.direct = conn.direct == null ? null : conn.direct.rx;
         this.tx = tx;
         this.reads = reads;
         this.in = ByteBuffer.allocateDirect(STAGING).order(ByteOrder.BIG_ENDIAN);
@@ -236,7 +240,7 @@ final class TcpReceiver {
             }
             int limit = bulk ? Math.max(need, Math.min(in.position() + BULK_READ, in.capacity())) : in.capacity();
             in.limit(Math.max(limit, in.position()));
-            int n = ch.read(in);
+            int n = read();
             in.flip();
             if (n < 0) {
                 throw new EndOfStream();
@@ -246,6 +250,24 @@ final class TcpReceiver {
             }
         }
         return true;
+    }
+
+    /**
+     * One read into the staging buffer's free space [position, limit): directly ({@code recv}) when the
+     * connection has {@link DirectSocket}, else through the channel.
+     *
+     * @return the bytes read, 0 when none is there now, -1 at the end of the stream
+     */
+    private int read() throws IOException {
+        if (direct == null) {
+            return ch.read(in);
+        }
+        int p = in.position();
+        int n = (int) direct.receive(inSeg, p, in.limit() - p);
+        if (n > 0) {
+            in.position(p + n);
+        }
+        return n;
     }
 
     /** @return -1 when more bytes are needed, else 0 (moved to the next phase or died) */

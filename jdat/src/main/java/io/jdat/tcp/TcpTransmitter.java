@@ -50,6 +50,8 @@ final class TcpTransmitter {
     final ReentrantLock lock = new ReentrantLock();
     private final TcpConnection conn;
     private final GatheringByteChannel ch;
+    /** Direct {@code send} on the socket ({@link TcpConnection#direct}), or null. */
+    private final DirectSocket.Path direct;
     private final CRC32C crc;
     private final int mulpdu;
     private final ByteBuffer[] slots = new ByteBuffer[BATCH];
@@ -60,6 +62,8 @@ final class TcpTransmitter {
 
     // The batch being written: iov[iovFirst, iovCount) is not written yet.
     private ByteBuffer[] iov = new ByteBuffer[BATCH + 8];
+    /** The header slot's segment of each {@link #iov} entry that is one, else null (for {@link #writeOne}). */
+    private MemorySegment[] iovSegs = new MemorySegment[BATCH + 8];
     private int iovFirst;
     private int iovCount;
     private final int[] fpduEnd = new int[BATCH];
@@ -118,6 +122,7 @@ final class TcpTransmitter {
             boolean rtr, boolean holdFirstFpdu) {
         this.conn = conn;
         this.ch = ch;
+        this.direct = conn.direct == null ? null : conn.direct.tx;
         this.crc = crcOn ? new CRC32C() : null;
         this.mulpdu = mulpdu;
         this.reads = reads;
@@ -375,6 +380,7 @@ final class TcpTransmitter {
             java.util.Arrays.fill(oStatus, null);
             reads.clear();
             java.util.Arrays.fill(iov, null);
+            java.util.Arrays.fill(iovSegs, null);
             iovFirst = iovCount = 0;
             views.clear();
         } finally {
@@ -393,7 +399,7 @@ final class TcpTransmitter {
                 if (iovFirst < iovCount) {
                     long n;
                     if (iovCount - iovFirst == 1) {
-                        n = ch.write(iov[iovFirst]); // one small FPDU: the plain write is cheaper than writev
+                        n = writeOne(iovFirst); // one small FPDU: the plain write is cheaper than writev
                     } else {
                         n = ch.write(iov, iovFirst, iovCount - iovFirst);
                     }
@@ -429,6 +435,23 @@ final class TcpTransmitter {
         reportCompletions();
     }
 
+    /**
+     * Writes the one buffer left in the batch, {@code iov[i]}: directly ({@code send}) when the connection has
+     * {@link DirectSocket} and the buffer is a header slot (a small FPDU, the latency case), else through the
+     * channel.
+     */
+    private long writeOne(int i) throws IOException {
+        ByteBuffer b = iov[i];
+        MemorySegment seg = iovSegs[i];
+        if (direct == null || seg == null) {
+            return ch.write(b);
+        }
+        int p = b.position();
+        long n = direct.send(seg, p, b.limit() - p);
+        b.position(p + (int) n);
+        return n;
+    }
+
     private void transmitFailed(String why) {
         if (!failed) {
             failed = true;
@@ -448,6 +471,7 @@ final class TcpTransmitter {
     private void resetBatch() {
         for (int i = 0; i < iovCount; i++) {
             iov[i] = null;
+            iovSegs[i] = null;
         }
         iovFirst = iovCount = 0;
         fpduCount = fpduDone = 0;
@@ -772,7 +796,9 @@ final class TcpTransmitter {
     private void addIov(ByteBuffer b) {
         if (iovCount == iov.length) {
             iov = java.util.Arrays.copyOf(iov, iov.length * 2);
+            iovSegs = java.util.Arrays.copyOf(iovSegs, iov.length);
         }
+        iovSegs[iovCount] = b == slots[fpduCount] ? slotSegs[fpduCount] : null;
         iov[iovCount++] = b;
     }
 

@@ -2,14 +2,7 @@ package io.jdat.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdat.DtoCompletionStatus;
-import io.jdat.spi.ChannelSink;
-import io.jdat.spi.RecvBuffer;
-import io.jdat.spi.RemoteRegion;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.ReentrantLock;
@@ -56,20 +49,15 @@ class TcpProgressStandsAsideTest {
         void run() throws Exception;
     }
 
-    /** A TCP connection wrapped as a {@link TcpConnection} of a transport (no IA, no MPA), and its raw peer. */
+    /** A {@link TcpRig} that counts the progress thread's selects while a consumer holds a lock. */
     private static final class Rig implements AutoCloseable {
-        final TcpTransport transport = new TcpTransport("stands-aside", TcpConfig.parse("127.0.0.1"));
-        final ServerSocketChannel server = ServerSocketChannel.open();
-        final SocketChannel peer;
-        final TcpConnection conn;
+        final TcpRig rig = new TcpRig("stands-aside");
+        final TcpTransport transport = rig.transport;
+        final SocketChannel peer = rig.peer;
+        final TcpConnection conn = rig.conn;
 
         Rig() throws Exception {
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            peer = SocketChannel.open(server.getLocalAddress());
-            SocketChannel mine = server.accept();
-            conn = new TcpConnection(transport, mine, false, 1024, 4, 4, false, false);
-            transport.connections.add(conn);
-            conn.start(new IdleSink());
+            // the fields above
         }
 
         /**
@@ -104,43 +92,7 @@ class TcpProgressStandsAsideTest {
 
         @Override
         public void close() throws Exception {
-            transport.close();
-            peer.close();
-            server.close();
-        }
-    }
-
-    /** A sink with no receive buffers and no memory: nothing in these tests reaches it but completions. */
-    private static final class IdleSink implements ChannelSink {
-        @Override
-        public RecvBuffer takeRecv() {
-            return null;
-        }
-
-        @Override
-        public void completeRecv(RecvBuffer buffer, long length, boolean solicited) {
-        }
-
-        @Override
-        public boolean isAccepting() {
-            return true;
-        }
-
-        @Override
-        public int resolveRemote(int rmrContext, long address, long length, int privilege, RemoteRegion out) {
-            return RemoteRegion.CLOSED;
-        }
-
-        @Override
-        public void requestCompleted(DtoCompletionStatus status, long length) {
-        }
-
-        @Override
-        public void remoteDisconnected() {
-        }
-
-        @Override
-        public void broken() {
+            rig.close();
         }
     }
 }

@@ -1,0 +1,76 @@
+package io.jdat.tcp;
+
+import io.jdat.DtoCompletionStatus;
+import io.jdat.spi.ChannelSink;
+import io.jdat.spi.RecvBuffer;
+import io.jdat.spi.RemoteRegion;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A TCP connection over loopback wrapped as a {@link TcpConnection} of a transport (no IA, no MPA) and
+ * started with a sink that takes nothing ({@link IdleSink}), and its raw peer: for tests of the progress
+ * thread and the data path's calls.
+ */
+final class TcpRig implements AutoCloseable {
+    final TcpTransport transport;
+    final ServerSocketChannel server = ServerSocketChannel.open();
+    final SocketChannel peer;
+    /** The connection's socket. */
+    final SocketChannel mine;
+    final TcpConnection conn;
+
+    /** @param name the transport's (and its progress thread's) name */
+    TcpRig(String name) throws Exception {
+        transport = new TcpTransport(name, TcpConfig.parse("127.0.0.1"));
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        peer = SocketChannel.open(server.getLocalAddress());
+        mine = server.accept();
+        conn = new TcpConnection(transport, mine, false, 1024, 4, 4, false, false);
+        transport.connections.add(conn);
+        conn.start(new IdleSink());
+    }
+
+    @Override
+    public void close() throws Exception {
+        transport.close();
+        peer.close();
+        server.close();
+    }
+
+    /** A sink with no receive buffers and no memory: nothing in these tests reaches it but completions. */
+    static final class IdleSink implements ChannelSink {
+        @Override
+        public RecvBuffer takeRecv() {
+            return null;
+        }
+
+        @Override
+        public void completeRecv(RecvBuffer buffer, long length, boolean solicited) {
+        }
+
+        @Override
+        public boolean isAccepting() {
+            return true;
+        }
+
+        @Override
+        public int resolveRemote(int rmrContext, long address, long length, int privilege, RemoteRegion out) {
+            return RemoteRegion.CLOSED;
+        }
+
+        @Override
+        public void requestCompleted(DtoCompletionStatus status, long length) {
+        }
+
+        @Override
+        public void remoteDisconnected() {
+        }
+
+        @Override
+        public void broken() {
+        }
+    }
+}
