@@ -19,7 +19,8 @@
 # jdat-verbs-perf), PERF_LOG (default target/verbs-perf), LAT_N (latency iterations, 5000), BW_N (1 MiB writes,
 # 400), WARMUP (jdat's latency warm-up iterations, LAT_N), WINDOW (16), JOPTS (JVM options, see below), REPEAT
 # (runs of each, the median of the figures is shown; 3), KEEP=1 (leave the VM up), REUSE=1 (use the VM
-# already up, started with --share $PERF_LOG/share).
+# already up, started with --share $PERF_LOG/share), BENCH_LOCK (a file: each perftest and jdat perf run holds it
+# with flock, so that no other benchmark on the host runs at the same time).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 cd "$ROOT"
@@ -37,6 +38,8 @@ mkdir -p "$LOG/share"
 . bin/jdk25.sh
 cp jdat-tools/target/jdat-tools.jar "$LOG/share/" || { echo "verbs-perf: build jdat-tools first (./jdat.sh build)"; exit 1; }
 g() { "$SIW_VM" exec -- "$@"; }
+# A measured run: under flock BENCH_LOCK when set.
+m() { if [ -n "${BENCH_LOCK:-}" ]; then flock -w 900 "$BENCH_LOCK" "$SIW_VM" exec -- "$@"; else g "$@"; fi; }
 if [ "${REUSE:-0}" != 1 ]; then
     "$SIW_VM" stop > /dev/null 2>&1 || true
     nice -n 10 "$SIW_VM" start --smp "${PERF_SMP:-2}" --siw --rxe --jdk "$JAVA_HOME" --share "$LOG/share" > "$LOG/start.log" 2>&1 \
@@ -62,9 +65,8 @@ perftest() {
     case $prog in *_bw) extra="-t $WINDOW" ;; esac
     for try in 1 2 3; do
         port=$((18600 + RANDOM % 200))
-        g "$prog -R -F -d $DEV -s $size -n $n $extra -p $port > /tmp/pt-server.log 2>&1 &"
-        sleep 3
-        g "$prog -R -F -d $DEV -s $size -n $n $extra -p $port 10.0.2.15" > "$log" 2>&1
+        m "$prog -R -F -d $DEV -s $size -n $n $extra -p $port > /tmp/pt-server.log 2>&1 &
+            sleep 3; $prog -R -F -d $DEV -s $size -n $n $extra -p $port 10.0.2.15" > "$log" 2>&1
         g "pkill -x $prog; cat /tmp/pt-server.log" > "$log.server" 2>&1
         case $prog in
             *_bw) v=$(awk -v s="$size" '$1 == s && NF >= 4 && $4 ~ /^[0-9.]+$/ { v = $4 * 1.048576 }
@@ -95,7 +97,7 @@ for DEV in "${DEVICES[@]}"; do
     # jdat perf as two processes, as perftest runs: a server (the settings come from the client over a control
     # connection on qualifier 18515; the measured one is 18516), then the client once the server listens.
     PERF="$JAVA $JOPTS -Djdat.dat.conf=/mnt/host/dat.conf -jar jdat-tools.jar perf --ia verbs-$DEV --timeout 300s"
-    jdat() { g "cd /mnt/host && ulimit -l unlimited && rm -f /tmp/jp-server.log; $PERF --server --conn-qual 18515 > /tmp/jp-server.log 2>&1 &
+    jdat() { m "cd /mnt/host && ulimit -l unlimited && rm -f /tmp/jp-server.log; $PERF --server --conn-qual 18515 > /tmp/jp-server.log 2>&1 &
         SP=\$!; for i in \$(seq 1 240); do grep -q listening /tmp/jp-server.log && break; sleep 0.5; done
         $PERF --client 10.0.2.15:18515 --csv --no-verify $*; rc=\$?; sleep 1; kill \$SP 2> /dev/null; cat /tmp/jp-server.log >&2; exit \$rc"; }
     for run in $(seq 1 "$REPEAT"); do

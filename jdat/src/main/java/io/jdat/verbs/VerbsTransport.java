@@ -121,21 +121,19 @@ final class VerbsTransport implements Transport, DeviceMemory {
     private final Thread thread;
     private volatile boolean closed;
     /**
-     * How long after a consumer's last {@link #progress} it counts as polling: the progress thread then leaves
-     * the CQs to it (a CQ event does not re-arm its CQ, the thread does not poll), so that the two do not contend
-     * for {@link #pollLock} and the CPU on every completion. The consumer's {@link #pollerIdle}, or this long
-     * without a poll, hands the CQs back: every CQ is re-armed, then polled.
+     * Whether a consumer polls the CQs itself: the progress thread then leaves them to it (a CQ event does not
+     * re-arm its CQ, the thread does not poll), so that the two do not contend for {@link #pollLock} and the CPU on
+     * every completion. The consumer's {@link #pollerIdle}, or the grace without a poll, hands the CQs back: every
+     * CQ is re-armed, then polled.
      */
-    static final long POLLER_GRACE_NANOS = 1_000_000;
-    /**
-     * How often (ms) the progress thread looks whether a poller that has the CQs still polls: a consumer that stops
-     * polling without parking in a wait leaves its completions in the CQ up to this long.
-     */
-    static final int POLLER_CHECK_MS = 10;
-    /** When a consumer last polled (0: none). Written by pollers, read by the progress thread (volatile). */
-    private volatile long lastPoll;
+    private final ConsumerPolling consumer = ConsumerPolling.fromSystemProperty();
     /** A CQ event was left unarmed for a poller: re-arm every CQ on taking over. Progress thread only. */
     private boolean cqsUnarmed;
+    /** {@code -Djdat.verbs.progressStats=true}: count what the progress thread does, print it at IA close. */
+    static final boolean STATS = Boolean.getBoolean("jdat.verbs.progressStats");
+    /** The progress thread's counts (STATS; plain fields, racy where another thread writes: diagnostics only). */
+    private long stLoops, stPollReady, stPollTimeout, stCqEvents, stCqLeftUnarmed, stWakes, stIdleWakes,
+            stTakeOvers, stThreadPolls, stThreadPollHits, stConsumerPolls;
 
     /** Receives the rdma_cm events of one id, on the progress thread, after the event was acknowledged. */
     interface CmHandler {
@@ -359,7 +357,10 @@ final class VerbsTransport implements Transport, DeviceMemory {
 
     @Override
     public boolean progress() {
-        lastPoll = System.nanoTime() | 1;
+        consumer.polled(System.nanoTime());
+        if (STATS) {
+            stConsumerPolls++;
+        }
         if (!pollLock.tryLock()) {
             return false;
         }
@@ -373,16 +374,17 @@ final class VerbsTransport implements Transport, DeviceMemory {
     /** The polling consumer parks (in a wait): the progress thread re-arms the CQs and polls, now. */
     @Override
     public void pollerIdle() {
-        if (lastPoll != 0) {
-            lastPoll = 0;
+        if (consumer.idle()) {
+            if (STATS) {
+                stIdleWakes++;
+            }
             wake();
         }
     }
 
-    /** Whether a consumer polled within {@link #POLLER_GRACE_NANOS}. */
+    /** Whether a consumer polled within the grace ({@link ConsumerPolling}). */
     private boolean polled() {
-        long lp = lastPoll;
-        return lp != 0 && System.nanoTime() - lp < POLLER_GRACE_NANOS;
+        return consumer.polling(System.nanoTime());
     }
 
     /** Polls every established connection's CQ once (pollLock held). */
@@ -433,6 +435,9 @@ final class VerbsTransport implements Transport, DeviceMemory {
     private void wake() {
         MemorySegment b = wakeByte;
         int fd = wakeWrite;
+        if (STATS) {
+            stWakes++;
+        }
         call(() -> (long) v.write.invokeExact(fd, b, 1L));
     }
 
@@ -469,9 +474,17 @@ final class VerbsTransport implements Transport, DeviceMemory {
                 fds.set(JAVA_SHORT, 14, (short) 0);
                 fds.set(JAVA_SHORT, 22, (short) 0);
                 fds.set(JAVA_SHORT, 30, (short) 0);
-                // While a poller has the CQs, look every POLLER_CHECK_MS whether it still polls (one that parks
-                // in a wait says so at once: pollerIdle).
-                int n = (int) v.poll.invokeExact(fds, 4L, cqsUnarmed ? POLLER_CHECK_MS : 1000);
+                // While a poller has the CQs, look every checkMillis whether it still polls (one that parks in a
+                // wait says so at once: pollerIdle).
+                int n = (int) v.poll.invokeExact(fds, 4L, cqsUnarmed ? consumer.checkMillis : 1000);
+                if (STATS) {
+                    stLoops++;
+                    if (n > 0) {
+                        stPollReady++;
+                    } else {
+                        stPollTimeout++;
+                    }
+                }
                 if (n > 0 && fds.get(JAVA_SHORT, 30) != 0) {
                     int rc = (int) v.getAsyncEvent.invokeExact(context, async);
                     if (rc == 0) {
@@ -496,7 +509,13 @@ final class VerbsTransport implements Transport, DeviceMemory {
                     if (rc == 0) {
                         MemorySegment cq = cqOut.get(ADDRESS, 0);
                         v.ackCqEvents.invokeExact(cq, 1);
+                        if (STATS) {
+                            stCqEvents++;
+                        }
                         if (polled()) {
+                            if (STATS) {
+                                stCqLeftUnarmed++;
+                            }
                             cqsUnarmed = true; // the poller takes its completions; no event per completion
                         } else {
                             int r = (int) Verbs.REQ_NOTIFY_CQ.invokeExact(reqNotifyFn, cq, 0);
@@ -508,12 +527,20 @@ final class VerbsTransport implements Transport, DeviceMemory {
                     try {
                         if (cqsUnarmed) { // armed before polling: nothing that completes after the poll is missed
                             cqsUnarmed = false;
+                            if (STATS) {
+                                stTakeOvers++;
+                            }
                             for (VerbsConnection c : connections.snapshot()) {
                                 c.arm();
                             }
                         }
+                        if (STATS) {
+                            stThreadPolls++;
+                        }
                         while (pollAll()) {
-                            // drain
+                            if (STATS) {
+                                stThreadPollHits++;
+                            }
                         }
                     } finally {
                         pollLock.unlock();
@@ -648,6 +675,12 @@ final class VerbsTransport implements Transport, DeviceMemory {
             return;
         }
         OPEN.remove(this);
+        if (STATS) {
+            System.err.printf("jdat verbs %s progress: loops %d (poll ready %d, timeout %d), cq events %d (left unarmed"
+                    + " %d), wake writes %d (pollerIdle %d), take-overs %d, thread polls %d (with completions %d),"
+                    + " consumer polls %d%n", iaName, stLoops, stPollReady, stPollTimeout, stCqEvents, stCqLeftUnarmed,
+                    stWakes, stIdleWakes, stTakeOvers, stThreadPolls, stThreadPollHits, stConsumerPolls);
+        }
         // Connections and listeners first: break them (peers see a disconnect) and release their ids.
         for (CmHandler h : handlers.values()) {
             if (h instanceof VerbsConnection c) {

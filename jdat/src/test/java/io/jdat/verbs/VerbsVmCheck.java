@@ -6,6 +6,7 @@ import static io.jdat.testing.DataPath.expectDat;
 import static io.jdat.testing.DataPath.fill;
 import static io.jdat.testing.DataPath.iov;
 import static io.jdat.testing.DataPath.sentinel;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -91,6 +92,7 @@ public final class VerbsVmCheck {
         CHECKS.put("connect-private-data-both-ways", VerbsVmCheck::connectPrivateData);
         CHECKS.put("send-recv-64B-1MiB-3-segments", VerbsVmCheck::sendRecv);
         CHECKS.put("rdma-write-read-1MiB", VerbsVmCheck::rdmaWriteRead);
+        CHECKS.put("suppressed-writes-release-their-slots", VerbsVmCheck::suppressedWrites);
         CHECKS.put("reject-is-peer-rejected", VerbsVmCheck::reject);
         CHECKS.put("no-listener-is-non-peer-rejected", VerbsVmCheck::noListener);
         CHECKS.put("disconnect-flushes-receives", VerbsVmCheck::disconnectFlushes);
@@ -412,6 +414,82 @@ public final class VerbsVmCheck {
             assertUntouched(a, 0, 8, "before the read range");
             assertUntouched(a, 8 + big, 4096, "after the read range");
             disconnect(p);
+        }
+    }
+
+    /**
+     * EPM-23, EPQ-04, RWR-03, RWR-08, SND-11: a request posted with DAT_COMPLETION_SUPPRESS_FLAG still leaves the EP's
+     * request queue when it completes, with no signalled request after it. Rounds of max_request_dtos SUPPRESSed
+     * 64-byte RDMA Writes (a full queue each), the request EVD dequeued until the EP is request-idle (no event may
+     * arrive: SUPPRESS hides the successes), then the next round: a slot that only a later signalled completion
+     * freed would make round 2's first post fail with DAT_INSUFFICIENT_RESOURCES. Then a write ping-pong pattern as
+     * {@code jdat perf}'s server runs it (one SUPPRESSed write per turn, polling between turns) for 4 x
+     * max_request_dtos writes, and every write's bytes arrived.
+     */
+    static void suppressedWrites() {
+        int depth = 16;
+        try (Pair p = connected(attr().maxRequestDtos(depth))) {
+            MemorySegment target = p.server.buf;
+            sentinel(target);
+            DatEvent e = new DatEvent();
+            long seq = 0;
+            for (int round = 0; round < 4; round++) {
+                for (int i = 0; i < depth; i++) {
+                    seq++;
+                    p.client.buf.set(JAVA_LONG, 64L * i, seq);
+                    try {
+                        p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 64L * i, 64), seq,
+                                p.server.lmr.remoteTriplet(64L * i, 64),
+                                CompletionFlags.SUPPRESS);
+                    } catch (io.jdat.DatException x) {
+                        throw new AssertionError("round " + round + ", write " + i + " of " + depth
+                                + ": the earlier SUPPRESSed writes still hold their slots: " + x, x);
+                    }
+                }
+                awaitRequestIdle(p, e, "round " + round);
+                for (int i = 0; i < depth; i++) { // siw completes a write when sent: its bytes may follow
+                    long want = (long) round * depth + i + 1;
+                    awaitWord(target, 64L * i, want, "round " + round + ": write " + i);
+                }
+            }
+            // The ping-pong pattern: one SUPPRESSed write per turn, the EVD dequeued between turns, never idle-waited.
+            for (int i = 0; i < 4 * depth; i++) {
+                seq++;
+                int slot = i % depth;
+                p.client.buf.set(JAVA_LONG, 64L * slot, seq);
+                p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 64L * slot, 64), seq,
+                        p.server.lmr.remoteTriplet(64L * slot, 64),
+                        CompletionFlags.SUPPRESS);
+                long deadline = System.nanoTime() + 60_000_000_000L;
+                while ((long) JAVA_LONG_ACQUIRE.getAcquire(target, 64L * slot) != seq) {
+                    assertTrue(!p.client.reqEvd.dequeue(e), "an event for a SUPPRESSed write: " + e.status());
+                    assertTrue(System.nanoTime() < deadline, "write " + seq + " did not arrive within 60 s");
+                }
+            }
+            awaitRequestIdle(p, e, "ping-pong");
+            disconnect(p);
+        }
+    }
+
+    private static final java.lang.invoke.VarHandle JAVA_LONG_ACQUIRE = JAVA_LONG.varHandle();
+
+    /** Spins (up to 60 s) until the word at {@code offset} of {@code m}, which an RDMA Write places, is {@code want}. */
+    private static void awaitWord(MemorySegment m, long offset, long want, String what) {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        long v;
+        while ((v = (long) JAVA_LONG_ACQUIRE.getAcquire(m, offset)) != want) {
+            assertTrue(System.nanoTime() < deadline, what + ": " + v + " after 60 s, not " + want);
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Dequeues the client's request EVD (no event may come) until its EP has no request outstanding (EPQ-04). */
+    private static void awaitRequestIdle(Pair p, DatEvent e, String what) {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!p.client.ep.getStatus().requestIdle()) {
+            assertTrue(!p.client.reqEvd.dequeue(e), what + ": an event for a SUPPRESSed write: " + e.status());
+            assertTrue(System.nanoTime() < deadline, what + ": requests still outstanding after 60 s");
+            Thread.onSpinWait();
         }
     }
 

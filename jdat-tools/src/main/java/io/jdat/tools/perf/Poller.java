@@ -141,6 +141,27 @@ final class Poller {
     }
 
     /**
+     * Drives progress on {@code quiet} for a while after a post failed for want of a request slot: {@code
+     * CHECK_EVERY} dequeues (an event there is a failure), then the run's abort and timeout checks.
+     *
+     * @param quiet the side's request EVD, on which nothing is expected (its requests are {@code SUPPRESS}ed)
+     * @param start the wait's start from the last call (0 at the first)
+     * @param what  the operation, for messages
+     * @param id    the request's number, for messages
+     * @return the wait's start, for the next call
+     * @throws ToolFailure on an event on {@code quiet}, or when no slot came free within the timeout
+     */
+    long awaitRequestSlot(EventDispatcher quiet, long start, String what, long id) {
+        for (int i = 0; i < CHECK_EVERY; i++) {
+            if (quiet.dequeue(event)) {
+                throw new ToolFailure(side + ": " + what + ": unexpected " + event.eventNumber() + " "
+                        + CompletionText.statusName(event.status()) + " (cookie " + event.userCookie() + ")");
+            }
+        }
+        return idle(start, what + " (every request slot taken)", id);
+    }
+
+    /**
      * The serving side's wait for the client's end of a round: like
      * {@link #awaitWord(MemorySegment, long, long, String, EventDispatcher)}, dequeuing {@code quiet} between looks,
      * but with no time limit of its own, like a phase barrier: a round may take longer than the timeout while the

@@ -1,7 +1,8 @@
 package io.jdat.tools.perf;
 
 import io.jdat.CompletionFlags;
-import io.jdat.Endpoint;
+import io.jdat.DatException;
+import io.jdat.DatReturnType;
 import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
 import io.jdat.tools.cli.Sizes;
@@ -34,10 +35,32 @@ record WritePingPong(long size) implements Measurement {
         return NAME;
     }
 
+    /**
+     * Posts one {@code SUPPRESS}ed RDMA Write. A suppressed write holds its request slot until the device completes
+     * it, and a device may complete late (rdma_rxe acknowledges a write when its ACK is processed, in a softirq that
+     * a loaded guest delays), so {@code max_request_dtos} of them can be outstanding although the peer already saw
+     * them: {@code dat_ep_post_rdma_write} then fails with {@code DAT_INSUFFICIENT_RESOURCES} (EPM-23), as DAT
+     * allows. The side then drives progress on its request EVD until a slot is free and posts again (perftest's
+     * {@code ib_write_lat} waits for every write's completion instead).
+     */
+    private static void post(PerfSession s, LmrTriplet[] iov, long cookie, RmrTriplet peer, String what) {
+        long start = 0;
+        for (;;) {
+            try {
+                s.ep().postRdmaWrite(1, iov, cookie, peer, CompletionFlags.SUPPRESS);
+                return;
+            } catch (DatException x) {
+                if (x.type() != DatReturnType.INSUFFICIENT_RESOURCES) {
+                    throw x;
+                }
+            }
+            start = s.poller.awaitRequestSlot(s.side.reqEvd, start, what, cookie);
+        }
+    }
+
     @Override
     public void server(PerfSession s) {
         MemorySegment m = s.mem();
-        Endpoint ep = s.ep();
         boolean verify = s.config.verify();
         long[] off = {s.layout.small(1), s.layout.small(2)};
         LmrTriplet[][] local = {s.iov(off[0], size), s.iov(off[1], size)};
@@ -52,7 +75,7 @@ record WritePingPong(long size) implements Measurement {
                 int j = (int) (i & 1);
                 long seq = i + 1;
                 s.poller.awaitWord(m, off[j] + size - 8, seq, what, s.side.reqEvd);
-                ep.postRdmaWrite(1, local[j], i, peer[j], CompletionFlags.SUPPRESS);
+                post(s, local[j], i, peer[j], what);
                 if (verify) {
                     Pattern.verifyEventually(m, off[j], size - 8, seq, GRACE_NANOS, check);
                 }
@@ -64,7 +87,6 @@ record WritePingPong(long size) implements Measurement {
     @Override
     public PerfResult client(PerfSession s) {
         MemorySegment m = s.mem();
-        Endpoint ep = s.ep();
         boolean verify = s.config.verify();
         long src = s.layout.small(0);
         long[] off = {s.layout.small(1), s.layout.small(2)};
@@ -94,7 +116,7 @@ record WritePingPong(long size) implements Measurement {
                 }
                 m.set(ValueLayout.JAVA_LONG, src + size - 8, seq);
                 long t0 = System.nanoTime();
-                ep.postRdmaWrite(1, srcIov, i, peer[j], CompletionFlags.SUPPRESS);
+                post(s, srcIov, i, peer[j], echo);
                 s.poller.awaitWord(m, off[j] + size - 8, seq, echo, s.side.reqEvd);
                 long t1 = System.nanoTime();
                 Latency.record(h, measure, t1 - t0);

@@ -1,0 +1,77 @@
+package io.jdat.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hand-over of a verbs IA's CQs between a polling consumer and the progress thread (no device: the rule is
+ * decided by {@link ConsumerPolling} with explicit clock readings; the guest suite's wait tests cover the device).
+ */
+class ConsumerPollingTest {
+    private static final long MS = 1_000_000L;
+    /** An arbitrary clock reading. */
+    private static final long T0 = 123_456_789_000L;
+
+    @Test
+    @DisplayName("a consumer descheduled for a few ms still polls: the CQs stay with it for the default 50 ms grace")
+    void descheduledPollerKeepsTheCqs() {
+        ConsumerPolling c = new ConsumerPolling(ConsumerPolling.DEFAULT_GRACE_MICROS);
+        assertFalse(c.polling(T0), "nobody polled yet");
+        c.polled(T0);
+        assertTrue(c.polling(T0 + 2 * MS), "a 2 ms gap (a time slice) handed the CQs over under a 1 ms grace");
+        assertTrue(c.polling(T0 + 20 * MS));
+        assertTrue(c.polling(T0 + 49 * MS));
+        assertFalse(c.polling(T0 + 50 * MS), "gone after the grace: the progress thread takes over");
+        c.polled(T0 + 60 * MS);
+        assertTrue(c.polling(T0 + 61 * MS), "polling again: the CQs go back to the consumer");
+    }
+
+    @Test
+    @DisplayName("a consumer that parks in a wait hands the CQs back at once, and the thread is woken once")
+    void waiterHandsBackAtOnce() {
+        ConsumerPolling c = new ConsumerPolling(ConsumerPolling.DEFAULT_GRACE_MICROS);
+        c.polled(T0);
+        assertTrue(c.idle(), "the consumer had the CQs: wake the progress thread");
+        assertFalse(c.polling(T0), "within the grace, but parked: the progress thread has the CQs");
+        assertFalse(c.idle(), "already handed back: no second wake-up");
+    }
+
+    @Test
+    @DisplayName("the clock's zero and negative readings still count as a poll")
+    void anyClockReading() {
+        ConsumerPolling c = new ConsumerPolling(1000);
+        c.polled(0);
+        assertTrue(c.polling(0));
+        c.polled(-5 * MS);
+        assertTrue(c.polling(-5 * MS + MS / 2));
+        assertFalse(c.polling(-5 * MS + 2 * MS));
+    }
+
+    @Test
+    @DisplayName("grace 0: the progress thread never leaves the CQs to a consumer")
+    void zeroGrace() {
+        ConsumerPolling c = new ConsumerPolling(0);
+        c.polled(T0);
+        assertFalse(c.polling(T0));
+        assertEquals(10, c.checkMillis);
+    }
+
+    @Test
+    @DisplayName("jdat.verbs.pollerGraceMicros: µs from 0 to 10 s; the default for none, negative or garbage")
+    void property() {
+        assertEquals(50_000, ConsumerPolling.graceMicros(null));
+        assertEquals(1000, ConsumerPolling.graceMicros("1000"));
+        assertEquals(0, ConsumerPolling.graceMicros(" 0 "));
+        assertEquals(50_000, ConsumerPolling.graceMicros("-1"));
+        assertEquals(50_000, ConsumerPolling.graceMicros("50ms"));
+        assertEquals(10_000_000, ConsumerPolling.graceMicros("99999999999"));
+        assertEquals(25, new ConsumerPolling(50_000).checkMillis, "half the grace");
+        assertEquals(10, new ConsumerPolling(1000).checkMillis, "at least 10 ms");
+        assertEquals(100, new ConsumerPolling(10_000_000).checkMillis, "at most 100 ms");
+        assertFalse(new ConsumerPolling(50_000).polling(T0), "nobody polled");
+    }
+}
