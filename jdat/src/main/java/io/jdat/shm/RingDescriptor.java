@@ -22,19 +22,20 @@ package io.jdat.shm;
  *   <tr><td>16 .. 127</td><td>112</td><td>reserved, zero</td><td>format</td><td>-</td></tr>
  *   <tr><td>{@value #TAIL_OFFSET}</td><td>8</td><td>tail: producer position, bytes ever claimed (records
  *       and padding); rest of the block unused</td><td>producer</td><td>opaque store; acquire load</td></tr>
- *   <tr><td>{@value #HEAD_OFFSET}</td><td>8</td><td>head: consumer position, bytes ever consumed (and
- *       zeroed)</td><td>consumer</td><td>release store / acquire load</td></tr>
+ *   <tr><td>{@value #HEAD_OFFSET}</td><td>8</td><td>head: consumer position, bytes ever consumed</td>
+ *       <td>consumer</td><td>release store / acquire load</td></tr>
  *   <tr><td>{@value #SLEEPING_OFFSET}</td><td>4</td><td>consumer-sleeping flag for a doorbell protocol
  *       (0 awake, 1 may block: the producer must ring its doorbell)</td><td>consumer</td>
  *       <td>volatile store; read by the producer after a full fence</td></tr>
- *   <tr><td>{@value #HEADER_LENGTH}</td><td>capacity</td><td>data area</td><td>both (records by the
- *       producer, zeroing by the consumer)</td><td>see below</td></tr>
+ *   <tr><td>{@value #HEADER_LENGTH}</td><td>capacity</td><td>data area</td><td>the producer (records, and
+ *       the zeroed header word of the next record); the consumer only reads</td><td>see below</td></tr>
  * </table>
  * The producer's cached copy of head lives in a Java field of the producer, not in the mapping: nothing else
  * reads it, and a peer can then not corrupt it.
  * Positions (head, tail) are byte counts that only grow; the index in the data area is
  * {@code position & (capacity - 1)}. Invariant: {@code 0 <= tail - head <= capacity}, both multiples of
- * {@value #ALIGNMENT}.
+ * {@value #ALIGNMENT}; the producer claims no record that would leave less than one
+ * {@value #ALIGNMENT}-byte line free ({@code tail - head <= capacity - }{@value #ALIGNMENT}).
  *
  * <h2>Records</h2>
  * <table>
@@ -51,9 +52,10 @@ package io.jdat.shm;
  * producer first fills that rest with one {@link #PADDING_TYPE} record whose length is exactly the rest; a
  * padding record anywhere else is corruption. The maximum record length (header included) is
  * {@code capacity / 8}, so padding wastes at most an eighth of the ring and an empty ring always has room.
- * Before it publishes head, the consumer zeroes the first 8 bytes (length and type) of every
- * {@value #ALIGNMENT}-byte block it consumed, the only places where a record can start, so an unpublished
- * length always reads 0; the other bytes keep whatever an earlier record left there.
+ * Before it publishes a record (or padding), the producer zeroes the first 8 bytes (length and type) where the
+ * next record will start, the record's end, so that a length the consumer reads at a position it reached is 0
+ * until the record there is published; every other byte of the data area keeps whatever an earlier record left
+ * there (the consumer writes nothing in it).
  */
 public final class RingDescriptor {
     /** Spacing of the counters: two 64-byte cache lines (the adjacent-line prefetcher's pair). */
@@ -77,8 +79,12 @@ public final class RingDescriptor {
 
     /** "JDSR" as a big-endian int. */
     public static final int MAGIC = 0x4A44_5352;
-    /** The layout described here (1: 8-byte record alignment, every consumed byte zeroed). */
-    public static final int VERSION = 2;
+    /**
+     * The layout described here (1: 8-byte record alignment, every consumed byte zeroed; 2: line-aligned records,
+     * the consumer zeroes the header word of the lines it consumed; 3: the producer zeroes the next record's
+     * header word, the consumer writes nothing in the data area).
+     */
+    public static final int VERSION = 3;
     /** Smallest data area: its largest record is two lines. */
     public static final int MIN_CAPACITY = 1024;
     /** Largest data area (positions are longs, indexes ints). */

@@ -31,11 +31,17 @@ import java.util.Objects;
  *   <li>Publication is per record: the producer writes type and payload with plain stores and then the
  *       length with a release store; the consumer reads the length with an acquire load, so a non-zero
  *       length it sees comes with the whole record.</li>
- *   <li>Reuse: the consumer zeroes the header word of every line it consumed (plain stores; a record
- *       starts only at a line boundary, so nowhere else can a later length be read) and then publishes head
- *       with a release store; the producer reads head with an acquire load before it writes over those
- *       bytes, so the zeroes are never written after (over) its new record, and an unpublished length always
- *       reads 0.</li>
+ *   <li>The next length reads 0: before it publishes a record (or a padding record), the producer zeroes the
+ *       header word where the <em>next</em> record will start, the end of this one (a plain store, published
+ *       by the same release of the length). A consumer reaches a position only through the record that ends
+ *       there, so the length it reads at a position it reached is 0 until the record there is published, never
+ *       a length left by a record of an earlier lap. That word must be free: a claim keeps one line of slack
+ *       ({@code tail - head <= capacity - }{@link RingDescriptor#ALIGNMENT}). The consumer writes nothing in
+ *       the data area (it zeroed the header word of every line it consumed before ring version 3: stores into
+ *       lines the producer's core owned, which made the consumer's next fence wait for them; issue 18).</li>
+ *   <li>Reuse: the consumer publishes head with a release store once it has handled the records below it;
+ *       the producer reads head with an acquire load before it writes over those bytes, so the consumer's
+ *       reads of a payload always come before the producer's new record there.</li>
  *   <li>Tail is informative (the consumer never derives an address from it): the producer stores it
  *       (opaque: atomic, no fence) <em>before</em> the record it covers, so a consumer that has read a record
  *       through the acquire of its length also sees a tail at least that far, and
@@ -60,8 +66,8 @@ import java.util.Objects;
  * with the first instead of after it; the producer stores the type and the length, the first line's words, at
  * {@link Producer#commit} (and {@link ShmTransmitter} writes a record's later lines before its first), so the
  * line the consumer polls is written in one burst and changes hands once; and the consumer writes nothing in
- * the data area but the header word of the lines it consumed. A two-line ping-pong through two rings costs
- * about 230 ns one-way there, against 160 ns for one line and for a bare spin on one word.
+ * the data area. A two-line ping-pong through two rings costs about 230 ns one-way there, against 160 ns for
+ * one line and for a bare spin on one word.
  *
  * <p>The hot paths allocate nothing.
  */
@@ -269,15 +275,16 @@ public final class ShmRing {
             int toEnd = capacity - index;
             int padding = aligned > toEnd ? toEnd : 0;
             long newTail = t + padding + aligned;
-            if (newTail - headCache > capacity) {
-                // acquire: pairs with the consumer's release of head, so its zeroing of the bytes below head
-                // happens before we write there
+            // one line of slack: the header word at newTail, which commit zeroes, must not be unconsumed data
+            if (newTail - headCache > capacity - RingDescriptor.ALIGNMENT) {
+                // acquire: pairs with the consumer's release of head, so its reads of the bytes below head
+                // happen before we write there
                 long h = (long) LONG.getAcquire(ring, (long) HEAD_OFFSET);
                 if (h < headCache || h > t || (h & (RingDescriptor.ALIGNMENT - 1)) != 0) {
                     throw corrupt("head " + h + " with tail " + t + " and last head " + headCache);
                 }
                 headCache = h;
-                if (newTail - h > capacity) {
+                if (newTail - h > capacity - RingDescriptor.ALIGNMENT) {
                     return -1;
                 }
             }
@@ -286,8 +293,11 @@ public final class ShmRing {
             LONG.setOpaque(ring, (long) TAIL_OFFSET, newTail);
             if (padding != 0) {
                 long pad = HEADER_LENGTH + index;
+                // plain: the padding ends where the claimed record starts, at index 0; its header word must read
+                // 0 (not a length of the last lap) to a consumer that passes the padding before the commit
+                ring.set(ValueLayout.JAVA_LONG, (long) HEADER_LENGTH, 0L);
                 ring.set(ValueLayout.JAVA_INT, pad + TYPE_FIELD, PADDING_TYPE);
-                // release: the type above is visible with the length
+                // release: the zero and the type above are visible with the length
                 INT.setRelease(ring, pad, padding);
                 index = 0;
             }
@@ -311,6 +321,10 @@ public final class ShmRing {
             }
             // The type is stored here, next to the length, rather than at the claim: the record's first line,
             // which a waiting consumer keeps reading, is then written in one burst at the end.
+            // plain: the next record's header word (see the class comment: free, the claim kept a line of
+            // slack); published by the release of the length below, so a consumer that reads this record and
+            // moves on finds 0 there until the next record is published
+            ring.set(ValueLayout.JAVA_LONG, HEADER_LENGTH + ((int) tail & mask), 0L);
             // plain: published by the release of the length below
             ring.set(ValueLayout.JAVA_INT, claimRecord + TYPE_FIELD, claimType);
             // release: type and payload (plain stores) become visible no later than the length; the consumer
@@ -467,7 +481,6 @@ public final class ShmRing {
                             consumed = handler.onRecord(type, r, record + RECORD_HEADER, length - RECORD_HEADER);
                         } finally {
                             if (consumed) {
-                                zero(r, record, aligned);
                                 bytes += aligned;
                                 count++;
                             }
@@ -477,29 +490,18 @@ public final class ShmRing {
                         }
                         continue;
                     }
-                    zero(r, record, aligned);
                     bytes += aligned;
                 }
             } finally {
                 if (bytes != 0) {
                     long newHead = h + bytes;
                     head = newHead;
-                    // release: our zeroing (plain stores) is visible before the producer may reuse the bytes
+                    // release: our reads of the records (and what the handler did) come before the producer
+                    // may reuse the bytes
                     LONG.setRelease(r, (long) HEAD_OFFSET, newHead);
                 }
             }
             return count;
-        }
-
-        /**
-         * Zeroes the header word (length and type) of every {@link RingDescriptor#ALIGNMENT} block of the
-         * {@code length} (a multiple of it) bytes at {@code offset}: the only places a later record's length can
-         * be. The payload bytes are left as they are; the line stays untouched apart from its first word.
-         */
-        private static void zero(MemorySegment r, long offset, int length) {
-            for (int i = 0; i < length; i += RingDescriptor.ALIGNMENT) {
-                r.set(ValueLayout.JAVA_LONG, offset + i, 0L);
-            }
         }
 
         /**

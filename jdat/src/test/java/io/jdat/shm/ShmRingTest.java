@@ -135,7 +135,9 @@ class ShmRingTest {
                     n++;
                 }
                 long used = p.position() - c.position();
-                assertTrue(used <= capacity && used + 2L * RingDescriptor.align(8 + size) > capacity,
+                // full one line early: the producer keeps a line of slack for the next record's header word
+                assertTrue(used <= capacity - RingDescriptor.ALIGNMENT
+                        && used + 2L * RingDescriptor.align(8 + size) + RingDescriptor.ALIGNMENT > capacity,
                         "size " + size + ": full at " + used);
                 assertEquals(used, c.available());
                 int limit = 1 + round;
@@ -159,9 +161,73 @@ class ShmRingTest {
                 assertEquals(0, c.read(check, 10));
             }
         }
-        // everything consumed was zeroed where a record can start: the header word of every line is 0 again
+        // where the next record will start, the producer left a zero header word
+        assertEquals(0L, s.get(ValueLayout.JAVA_LONG, RingDescriptor.HEADER_LENGTH + (p.position() & (capacity - 1))));
+    }
+
+    /**
+     * Ring version 3: the consumer writes nothing in the data area (it zeroed the header word of every line it
+     * consumed before, stores into lines the producer's core owned; issue 18). Only the header's head moves.
+     */
+    @Test
+    void consumerWritesNothingInTheDataArea() throws Exception {
+        int capacity = 4096;
+        MemorySegment s = ring(capacity);
+        ShmRing.Producer p = ShmRing.producer(s);
+        ShmRing.Consumer c = ShmRing.consumer(s, 5);
+        MemorySegment src = arena.allocate(p.maxPayload(), 8);
+        src.fill((byte) 0x33);
+        MemorySegment data = s.asSlice(RingDescriptor.HEADER_LENGTH, capacity);
+        MemorySegment before = arena.allocate(capacity, 8);
+        java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+        long records = 0;
+        for (int lap = 0; lap < 6 * capacity / 64; lap++) {
+            for (int n = 1 + r.nextInt(6); n > 0 && p.tryWrite(1 + r.nextInt(5), src, 0, r.nextInt(p.maxPayload() + 1));
+                    n--) {
+                records++;
+            }
+            MemorySegment.copy(data, 0, before, 0, capacity);
+            long read = c.read((t, g, o, l) -> true, 1 + r.nextInt(8));
+            assertEquals(-1L, before.mismatch(data), "the consumer wrote into the data area");
+            records -= read;
+        }
+        while (records > 0) {
+            records -= c.read((t, g, o, l) -> true, 100);
+        }
+        assertEquals(p.position(), c.position());
+    }
+
+    /**
+     * A length left by an earlier lap is never read as a record: the producer zeroes the next record's header
+     * word before it publishes, also across padding. The data area is first filled with plausible stale records
+     * (every line a published 8-byte record of type 1); the consumer must see exactly what was written since.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1024, 4096})
+    void staleLengthsOfAnEarlierLapAreNeverRead(int capacity) throws Exception {
+        MemorySegment s = ring(capacity);
         for (int at = 0; at < capacity; at += RingDescriptor.ALIGNMENT) {
-            assertEquals(0L, s.get(ValueLayout.JAVA_LONG, RingDescriptor.HEADER_LENGTH + at), "line at " + at);
+            s.set(ValueLayout.JAVA_INT, RingDescriptor.HEADER_LENGTH + at + RingDescriptor.LENGTH_FIELD,
+                    RingDescriptor.RECORD_HEADER + 8);
+            s.set(ValueLayout.JAVA_INT, RingDescriptor.HEADER_LENGTH + at + RingDescriptor.TYPE_FIELD, 1);
+        }
+        ShmRing.Producer p = ShmRing.producer(s);
+        ShmRing.Consumer c = ShmRing.consumer(s, 5);
+        MemorySegment src = arena.allocate(p.maxPayload(), 8);
+        List<Integer> written = new ArrayList<>();
+        List<Integer> seen = new ArrayList<>();
+        java.util.SplittableRandom r = new java.util.SplittableRandom(11);
+        for (int round = 0; round < 400; round++) {
+            for (int n = 1 + r.nextInt(4); n > 0; n--) {
+                int type = 2 + r.nextInt(4);
+                int size = r.nextInt(p.maxPayload() + 1); // sizes that leave the tail anywhere: padding too
+                if (!p.tryWrite(type, src, 0, size)) {
+                    break;
+                }
+                written.add(type * 100_000 + size);
+            }
+            c.read((t, g, o, l) -> seen.add(t * 100_000 + l), 100);
+            assertEquals(written, seen, "round " + round);
         }
     }
 
