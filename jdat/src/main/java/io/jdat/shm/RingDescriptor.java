@@ -45,8 +45,11 @@ package io.jdat.shm;
  *       last with a release store; 0 = nothing published here yet</td></tr>
  *   <tr><td>{@value #TYPE_FIELD}</td><td>4</td><td>type: 1 .. the consumer's maximum type, or
  *       {@value #PADDING_TYPE} (padding)</td></tr>
- *   <tr><td>{@value #RECORD_HEADER}</td><td>length - 8</td><td>payload, then unspecified bytes up to the next
- *       multiple of {@value #ALIGNMENT}</td></tr>
+ *   <tr><td>{@value #ACK_FIELD}</td><td>8</td><td>acknowledgement: the producing side's consumer position of the
+ *       <em>other</em> ring of the pair ({@link ShmRing#pair}), 0 when the ring is not paired; not read in
+ *       padding</td></tr>
+ *   <tr><td>{@value #RECORD_HEADER}</td><td>length - {@value #RECORD_HEADER}</td><td>payload, then unspecified
+ *       bytes up to the next multiple of {@value #ALIGNMENT}</td></tr>
  * </table>
  * A record never wraps. When one does not fit between the tail index and the end of the data area, the
  * producer first fills that rest with one {@link #PADDING_TYPE} record whose length is exactly the rest; a
@@ -56,6 +59,13 @@ package io.jdat.shm;
  * next record will start, the record's end, so that a length the consumer reads at a position it reached is 0
  * until the record there is published; every other byte of the data area keeps whatever an earlier record left
  * there (the consumer writes nothing in it).
+ *
+ * <h2>Paired rings: the head rides on the answer</h2>
+ * The two rings of a connection are a pair: each side consumes one and produces into the other. A paired
+ * consumer does not store head after every read: its position rides in the {@value #ACK_FIELD} field of the next
+ * record its side produces into the other ring (the answer, which the peer reads anyway), and head is stored
+ * only when no record carried the position ({@link ShmRing.Consumer#publish}). The peer's producer takes the
+ * larger of head and the last acknowledgement as the consumer position.
  */
 public final class RingDescriptor {
     /** Spacing of the counters: two 64-byte cache lines (the adjacent-line prefetcher's pair). */
@@ -82,9 +92,10 @@ public final class RingDescriptor {
     /**
      * The layout described here (1: 8-byte record alignment, every consumed byte zeroed; 2: line-aligned records,
      * the consumer zeroes the header word of the lines it consumed; 3: the producer zeroes the next record's
-     * header word, the consumer writes nothing in the data area).
+     * header word, the consumer writes nothing in the data area; 4: a 16-byte record header with the
+     * acknowledgement of the paired ring).
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** Smallest data area: its largest record is two lines. */
     public static final int MIN_CAPACITY = 1024;
     /** Largest data area (positions are longs, indexes ints). */
@@ -94,8 +105,10 @@ public final class RingDescriptor {
     public static final int LENGTH_FIELD = 0;
     /** Offset of a record's type within the record. */
     public static final int TYPE_FIELD = 4;
+    /** Offset of a record's acknowledgement (a consumer position of the paired ring) within the record. */
+    public static final int ACK_FIELD = 8;
     /** Record header length; the payload starts here. */
-    public static final int RECORD_HEADER = 8;
+    public static final int RECORD_HEADER = 16;
     /**
      * Records start at multiples of this: a cache line. A record's first line, where the length is, then holds
      * nothing of the record before it, and the consumer waits on a line that only the next record's

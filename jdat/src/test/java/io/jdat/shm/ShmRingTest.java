@@ -49,7 +49,7 @@ class ShmRingTest {
         assertEquals(RingDescriptor.LINE, RingDescriptor.SLEEPING_OFFSET - RingDescriptor.HEAD_OFFSET);
         assertEquals(512, RingDescriptor.HEADER_LENGTH);
         assertEquals(128, RingDescriptor.maxRecordLength(1024));
-        assertEquals(120, RingDescriptor.maxPayload(1024));
+        assertEquals(112, RingDescriptor.maxPayload(1024));
         assertFalse(RingDescriptor.isValidCapacity(1000));
         assertFalse(RingDescriptor.isValidCapacity(128));
         assertFalse(RingDescriptor.isValidCapacity(512), "the largest record of a ring must span two lines");
@@ -72,7 +72,7 @@ class ShmRingTest {
         ShmRing.Producer p = ShmRing.producer(s);
         MemorySegment src = arena.allocate(256);
         long[] expected = {64, 128, 256, 320};
-        int[] sizes = {0, 56, 57, 1};
+        int[] sizes = {0, 64 - RingDescriptor.RECORD_HEADER, 65 - RingDescriptor.RECORD_HEADER, 1};
         for (int i = 0; i < sizes.length; i++) {
             assertTrue(p.tryWrite(1, src, 0, sizes[i]));
             assertEquals(expected[i], p.position(), "after a payload of " + sizes[i]);
@@ -83,7 +83,7 @@ class ShmRingTest {
     void attachRejectsBadHeaders() throws Exception {
         MemorySegment s = ring(1024);
         assertEquals(1024, ShmRing.consumer(s, 3).capacity());
-        assertEquals(120, ShmRing.producer(s).maxPayload());
+        assertEquals(112, ShmRing.producer(s).maxPayload());
         int[][] bad = {
             {RingDescriptor.MAGIC_OFFSET, 0}, {RingDescriptor.VERSION_OFFSET, RingDescriptor.VERSION - 1},
             {RingDescriptor.CAPACITY_OFFSET, 1000}, {RingDescriptor.CAPACITY_OFFSET, 4096},
@@ -137,7 +137,7 @@ class ShmRingTest {
                 long used = p.position() - c.position();
                 // full one line early: the producer keeps a line of slack for the next record's header word
                 assertTrue(used <= capacity - RingDescriptor.ALIGNMENT
-                        && used + 2L * RingDescriptor.align(8 + size) + RingDescriptor.ALIGNMENT > capacity,
+                        && used + 2L * RingDescriptor.align(RingDescriptor.RECORD_HEADER + size) + RingDescriptor.ALIGNMENT > capacity,
                         "size " + size + ": full at " + used);
                 assertEquals(used, c.available());
                 int limit = 1 + round;
@@ -150,7 +150,7 @@ class ShmRingTest {
                 assertEquals(seq[0], seq[1]);
                 assertEquals(p.position(), c.position());
                 // one by one, a capacity and a half of bytes
-                for (int i = 0; i < 3 * capacity / 2 / RingDescriptor.align(8 + size); i++) {
+                for (int i = 0; i < 3 * capacity / 2 / RingDescriptor.align(RingDescriptor.RECORD_HEADER + size); i++) {
                     for (int j = 0; j < size; j++) {
                         src.set(ValueLayout.JAVA_BYTE, j, (byte) (seq[0] * 31 + j));
                     }
@@ -264,7 +264,7 @@ class ShmRingTest {
         RecordHandler h = (type, seg, off, len) -> got.add(type + ":" + seg.getString(off));
         long at = p.tryClaim(5, 6);
         assertThrows(IllegalStateException.class, () -> p.tryClaim(5, 6));
-        assertThrows(IllegalStateException.class, () -> p.commit(at + 8));
+        assertThrows(IllegalStateException.class, () -> p.commit(at + RingDescriptor.RECORD_HEADER));
         s.setString(at, "hello");
         assertEquals(0, c.read(h, 10));
         assertEquals(RingDescriptor.ALIGNMENT, c.available()); // claimed (one line), not published
@@ -273,7 +273,7 @@ class ShmRingTest {
         assertEquals(1, c.read(h, 10));
         assertEquals(List.of("5:hello"), got);
         assertThrows(IllegalArgumentException.class, () -> p.tryClaim(0, 1));
-        assertThrows(IllegalArgumentException.class, () -> p.tryClaim(1, 121));
+        assertThrows(IllegalArgumentException.class, () -> p.tryClaim(1, 113));
         assertThrows(IndexOutOfBoundsException.class, () -> p.tryWrite(1, s, s.byteSize() - 2, 4));
         assertTrue(p.tryWrite(1, s, 0, 4)); // no claim was left dangling by the failed call
     }
