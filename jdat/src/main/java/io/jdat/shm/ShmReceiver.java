@@ -693,8 +693,12 @@ final class ShmReceiver implements RecordHandler {
         }
         stopped = true;
         try {
-            // the requests handled in earlier passes complete at the peer; the oldest unfinished one fails
-            in.publish();
+            if (conn.rxLock.isHeldByCurrentThread()) {
+                // the requests handled in earlier passes complete at the peer; the oldest unfinished one fails.
+                // Only under the receive lock (the consumer's own state): the transmit path breaks the connection
+                // with only its lock held, and a head stored from there could go back behind the receive path's
+                in.publish();
+            }
             myBlock.set(ValueLayout.JAVA_INT, ConnectionLayout.ERROR_STATUS, error);
             // release: the error status is visible with the close state
             ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.CLOSE_STATE, ConnectionLayout.BROKEN);
