@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
  * Receives the records of a {@link ShmRing.Consumer}, one call per record, in order.
  *
  * <p>The payload is handed over in place: {@code segment} is the ring's own segment and the bytes at
- * {@code [offset, offset + length)} are valid only during the call (the consumer zeroes them afterwards).
+ * {@code [offset, offset + length)} are valid only during the call (the producer may write over them afterwards).
  * The ring is shared with another process that may be hostile: the bounds are checked, the bytes are not,
  * and they may change while they are read. Read each byte once (copy, then validate the copy).
  */

@@ -22,19 +22,20 @@ package io.jdat.shm;
  *   <tr><td>16 .. 127</td><td>112</td><td>reserved, zero</td><td>format</td><td>-</td></tr>
  *   <tr><td>{@value #TAIL_OFFSET}</td><td>8</td><td>tail: producer position, bytes ever claimed (records
  *       and padding); rest of the block unused</td><td>producer</td><td>opaque store; acquire load</td></tr>
- *   <tr><td>{@value #HEAD_OFFSET}</td><td>8</td><td>head: consumer position, bytes ever consumed (and
- *       zeroed)</td><td>consumer</td><td>release store / acquire load</td></tr>
+ *   <tr><td>{@value #HEAD_OFFSET}</td><td>8</td><td>head: consumer position, bytes ever consumed</td>
+ *       <td>consumer</td><td>release store / acquire load</td></tr>
  *   <tr><td>{@value #SLEEPING_OFFSET}</td><td>4</td><td>consumer-sleeping flag for a doorbell protocol
  *       (0 awake, 1 may block: the producer must ring its doorbell)</td><td>consumer</td>
  *       <td>volatile store; read by the producer after a full fence</td></tr>
- *   <tr><td>{@value #HEADER_LENGTH}</td><td>capacity</td><td>data area</td><td>both (records by the
- *       producer, zeroing by the consumer)</td><td>see below</td></tr>
+ *   <tr><td>{@value #HEADER_LENGTH}</td><td>capacity</td><td>data area</td><td>the producer (records, and
+ *       the zeroed header word of the next record); the consumer only reads</td><td>see below</td></tr>
  * </table>
  * The producer's cached copy of head lives in a Java field of the producer, not in the mapping: nothing else
  * reads it, and a peer can then not corrupt it.
  * Positions (head, tail) are byte counts that only grow; the index in the data area is
  * {@code position & (capacity - 1)}. Invariant: {@code 0 <= tail - head <= capacity}, both multiples of
- * {@value #ALIGNMENT}.
+ * {@value #ALIGNMENT}; the producer claims no record that would leave less than one
+ * {@value #ALIGNMENT}-byte line free ({@code tail - head <= capacity - }{@value #ALIGNMENT}).
  *
  * <h2>Records</h2>
  * <table>
@@ -44,16 +45,27 @@ package io.jdat.shm;
  *       last with a release store; 0 = nothing published here yet</td></tr>
  *   <tr><td>{@value #TYPE_FIELD}</td><td>4</td><td>type: 1 .. the consumer's maximum type, or
  *       {@value #PADDING_TYPE} (padding)</td></tr>
- *   <tr><td>{@value #RECORD_HEADER}</td><td>length - 8</td><td>payload, then unspecified bytes up to the next
- *       multiple of {@value #ALIGNMENT}</td></tr>
+ *   <tr><td>{@value #ACK_FIELD}</td><td>8</td><td>acknowledgement: the producing side's consumer position of the
+ *       <em>other</em> ring of the pair ({@link ShmRing#pair}), 0 when the ring is not paired; not read in
+ *       padding</td></tr>
+ *   <tr><td>{@value #RECORD_HEADER}</td><td>length - {@value #RECORD_HEADER}</td><td>payload, then unspecified
+ *       bytes up to the next multiple of {@value #ALIGNMENT}</td></tr>
  * </table>
  * A record never wraps. When one does not fit between the tail index and the end of the data area, the
  * producer first fills that rest with one {@link #PADDING_TYPE} record whose length is exactly the rest; a
  * padding record anywhere else is corruption. The maximum record length (header included) is
  * {@code capacity / 8}, so padding wastes at most an eighth of the ring and an empty ring always has room.
- * Before it publishes head, the consumer zeroes the first 8 bytes (length and type) of every
- * {@value #ALIGNMENT}-byte block it consumed, the only places where a record can start, so an unpublished
- * length always reads 0; the other bytes keep whatever an earlier record left there.
+ * Before it publishes a record (or padding), the producer zeroes the first 8 bytes (length and type) where the
+ * next record will start, the record's end, so that a length the consumer reads at a position it reached is 0
+ * until the record there is published; every other byte of the data area keeps whatever an earlier record left
+ * there (the consumer writes nothing in it).
+ *
+ * <h2>Paired rings: the head rides on the answer</h2>
+ * The two rings of a connection are a pair: each side consumes one and produces into the other. A paired
+ * consumer does not store head after every read: its position rides in the {@value #ACK_FIELD} field of the next
+ * record its side produces into the other ring (the answer, which the peer reads anyway), and head is stored
+ * only when no record carried the position ({@link ShmRing.Consumer#publish}). The peer's producer takes the
+ * larger of head and the last acknowledgement as the consumer position.
  */
 public final class RingDescriptor {
     /** Spacing of the counters: two 64-byte cache lines (the adjacent-line prefetcher's pair). */
@@ -77,8 +89,13 @@ public final class RingDescriptor {
 
     /** "JDSR" as a big-endian int. */
     public static final int MAGIC = 0x4A44_5352;
-    /** The layout described here (1: 8-byte record alignment, every consumed byte zeroed). */
-    public static final int VERSION = 2;
+    /**
+     * The layout described here (1: 8-byte record alignment, every consumed byte zeroed; 2: line-aligned records,
+     * the consumer zeroes the header word of the lines it consumed; 3: the producer zeroes the next record's
+     * header word, the consumer writes nothing in the data area; 4: a 16-byte record header with the
+     * acknowledgement of the paired ring).
+     */
+    public static final int VERSION = 4;
     /** Smallest data area: its largest record is two lines. */
     public static final int MIN_CAPACITY = 1024;
     /** Largest data area (positions are longs, indexes ints). */
@@ -88,8 +105,10 @@ public final class RingDescriptor {
     public static final int LENGTH_FIELD = 0;
     /** Offset of a record's type within the record. */
     public static final int TYPE_FIELD = 4;
+    /** Offset of a record's acknowledgement (a consumer position of the paired ring) within the record. */
+    public static final int ACK_FIELD = 8;
     /** Record header length; the payload starts here. */
-    public static final int RECORD_HEADER = 8;
+    public static final int RECORD_HEADER = 16;
     /**
      * Records start at multiples of this: a cache line. A record's first line, where the length is, then holds
      * nothing of the record before it, and the consumer waits on a line that only the next record's

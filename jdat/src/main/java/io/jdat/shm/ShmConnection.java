@@ -111,9 +111,12 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
         MemorySegment peerStaging = file.asSlice(ConnectionLayout.stagingOffset(ringCapacity, staging, !activeSide),
                 staging);
         ShmRing.Producer out = ShmRing.producer(outRing);
+        ShmRing.Consumer in = ShmRing.consumer(inRing, Records.MAX_TYPE);
+        // this side's consumer position rides on its records to the peer (the answers), and the peer's on its
+        // records to this side: head is stored only when no record carried it (ShmReceiver#poll)
+        ShmRing.pair(in, out);
         this.tx = new ShmTransmitter(this, out, inline);
-        this.rx = new ShmReceiver(this, ShmRing.consumer(inRing, Records.MAX_TYPE), out, myStaging, peerStaging,
-                transport.crossMemory);
+        this.rx = new ShmReceiver(this, in, out, myStaging, peerStaging, transport.crossMemory);
         this.peerBoard = attachPeerBoard(transport, remote, arena);
         this.peerBeats = peerBoard;
         if (peerBoard == null) {
@@ -442,8 +445,8 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
     }
 
     /**
-     * This side did something the peer waits for (published records, consumed the peer's, staged or took a
-     * chunk): if the peer does not watch the connection (its flag on our outgoing ring, read behind a full
+     * This side did something the peer waits for (published records, stored the consumer position of the peer's
+     * ring, staged or took a chunk): if the peer does not watch the connection (its flag on our outgoing ring, read behind a full
      * fence), marks the connection on the peer's board, and rings the socket if the peer's progress thread may
      * block, or if there is no board to mark. Caller holds {@link #rxLock} or {@link #txLock}.
      */

@@ -130,15 +130,19 @@ final class ShmReceiver implements RecordHandler {
         int peerState = (int) ConnectionLayout.INT.getAcquire(peerBlock, (long) ConnectionLayout.CLOSE_STATE);
         boolean progress = false;
         try {
+            // The records the last pass consumed: their position rode on a record of ours to the peer (an
+            // answer), or it is stored now, one pass late, so that a ping-pong stores no head (issue 18).
+            boolean published = in.publish();
             staged = false;
             progress = takeStagedChunk();
             notAccepting = false;
             int n = in.read(this, BATCH);
             progress |= n > 0;
             if (stopped) {
+                in.publish(); // what was handled before the failure completes at the peer (it reads it after)
                 return true;
             }
-            if (n > 0 || staged) {
+            if (published || staged) {
                 conn.notifyPeer(); // the peer waits for completions, staging room or data
             }
             long since = rnrSince;
@@ -689,6 +693,12 @@ final class ShmReceiver implements RecordHandler {
         }
         stopped = true;
         try {
+            if (conn.rxLock.isHeldByCurrentThread()) {
+                // the requests handled in earlier passes complete at the peer; the oldest unfinished one fails.
+                // Only under the receive lock (the consumer's own state): the transmit path breaks the connection
+                // with only its lock held, and a head stored from there could go back behind the receive path's
+                in.publish();
+            }
             myBlock.set(ValueLayout.JAVA_INT, ConnectionLayout.ERROR_STATUS, error);
             // release: the error status is visible with the close state
             ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.CLOSE_STATE, ConnectionLayout.BROKEN);
@@ -749,6 +759,7 @@ final class ShmReceiver implements RecordHandler {
         try {
             int mine = (int) ConnectionLayout.INT.getAcquire(myBlock, (long) ConnectionLayout.CLOSE_STATE);
             if (mine == ConnectionLayout.OPEN) {
+                in.publish(); // before the close state: the peer completes what this side handled
                 ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.CLOSE_STATE, state);
             }
         } catch (IllegalStateException | InternalError e) {
@@ -787,6 +798,9 @@ final class ShmReceiver implements RecordHandler {
             return ShmConnection.SLEEP;
         }
         try {
+            if (in.publish()) {
+                conn.notifyPeer(); // the position of what the last passes consumed: the peer may wait for it
+            }
             if (!in.prepareToSleep()) {
                 return ShmConnection.WORK;
             }

@@ -1,5 +1,6 @@
 package io.jdat.shm;
 
+import static io.jdat.shm.RingDescriptor.ACK_FIELD;
 import static io.jdat.shm.RingDescriptor.CAPACITY_OFFSET;
 import static io.jdat.shm.RingDescriptor.HEADER_LENGTH;
 import static io.jdat.shm.RingDescriptor.HEAD_OFFSET;
@@ -17,6 +18,7 @@ import static io.jdat.shm.RingDescriptor.align;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 
@@ -31,11 +33,26 @@ import java.util.Objects;
  *   <li>Publication is per record: the producer writes type and payload with plain stores and then the
  *       length with a release store; the consumer reads the length with an acquire load, so a non-zero
  *       length it sees comes with the whole record.</li>
- *   <li>Reuse: the consumer zeroes the header word of every line it consumed (plain stores; a record
- *       starts only at a line boundary, so nowhere else can a later length be read) and then publishes head
- *       with a release store; the producer reads head with an acquire load before it writes over those
- *       bytes, so the zeroes are never written after (over) its new record, and an unpublished length always
- *       reads 0.</li>
+ *   <li>The next length reads 0: before it publishes a record (or a padding record), the producer zeroes the
+ *       header word where the <em>next</em> record will start, the end of this one (a plain store, published
+ *       by the same release of the length). A consumer reaches a position only through the record that ends
+ *       there, so the length it reads at a position it reached is 0 until the record there is published, never
+ *       a length left by a record of an earlier lap. That word must be free: a claim keeps one line of slack
+ *       ({@code tail - head <= capacity - }{@link RingDescriptor#ALIGNMENT}). The consumer writes nothing in
+ *       the data area (it zeroed the header word of every line it consumed before ring version 3: stores into
+ *       lines the producer's core owned, which made the consumer's next fence wait for them; issue 18).</li>
+ *   <li>Reuse: the consumer publishes head with a release store once it has handled the records below it;
+ *       the producer reads head with an acquire load before it writes over those bytes, so the consumer's
+ *       reads of a payload always come before the producer's new record there.</li>
+ *   <li>Paired rings ({@link #pair}): the consumer's position rides on its side's next record in the other ring
+ *       instead. The consumer stores its position in a Java field with a release store after it handled the
+ *       records below it; its side's producer reads it with an acquire load at {@link Producer#commit} and writes
+ *       it into the record's acknowledgement (a plain store, published by the release of the length); the
+ *       peer's consumer reads it after the acquire of that length and hands it to its side's producer through a
+ *       Java field (release store / acquire load), before the record's handler runs. Each link is a
+ *       release/acquire pair, so the producer that reuses space on an acknowledgement sees whatever the
+ *       consumer did while handling the records below it, as with head. Head is stored only when no record
+ *       carried the position ({@link Consumer#publish}).</li>
  *   <li>Tail is informative (the consumer never derives an address from it): the producer stores it
  *       (opaque: atomic, no fence) <em>before</em> the record it covers, so a consumer that has read a record
  *       through the acquire of its length also sees a tail at least that far, and
@@ -43,7 +60,9 @@ import java.util.Objects;
  *   <li>Doorbell: a consumer about to block sets the sleeping flag (volatile store) and then re-reads the
  *       length at head (volatile load); a producer that must wake it publishes, issues a full fence and reads
  *       the flag ({@link Producer#consumerSleeping()}). It is Dekker's pattern: at least one of them sees the
- *       other's store, so a record is never left unseen by a consumer that went to sleep.</li>
+ *       other's store, so a record is never left unseen by a consumer that went to sleep. The same holds for a
+ *       paired consumer's head: its side stores it ({@link Consumer#publish}) and then looks at the peer's flag
+ *       the same way; an acknowledgement travels in a record, covered by that record's doorbell.</li>
  * </ul>
  *
  * <h2>A hostile peer</h2>
@@ -60,8 +79,8 @@ import java.util.Objects;
  * with the first instead of after it; the producer stores the type and the length, the first line's words, at
  * {@link Producer#commit} (and {@link ShmTransmitter} writes a record's later lines before its first), so the
  * line the consumer polls is written in one burst and changes hands once; and the consumer writes nothing in
- * the data area but the header word of the lines it consumed. A two-line ping-pong through two rings costs
- * about 230 ns one-way there, against 160 ns for one line and for a bare spin on one word.
+ * the data area. A two-line ping-pong through two rings costs about 230 ns one-way there, against 160 ns for
+ * one line and for a bare spin on one word.
  *
  * <p>The hot paths allocate nothing.
  */
@@ -219,10 +238,26 @@ public final class ShmRing {
 
     /** The producer side: writes records. One thread at a time. */
     public static final class Producer extends Side {
+        /** {@link #acked}: release store by the partner consumer, acquire load here. */
+        static final VarHandle ACKED = field(Producer.class, "acked");
+
         /** Our position: bytes ever claimed. Only this object writes the shared tail. */
         private long tail;
-        /** The last head read from the ring; space up to {@code headCache + capacity} is known free. */
+        /**
+         * The consumer position last known (the larger of head and the last acknowledgement); space up to
+         * {@code headCache + capacity} is known free.
+         */
         private long headCache;
+        /** The head last read from the ring header (it only grows). */
+        private long headerHead;
+        /** The consumer of the other ring of the pair ({@link #pair}), or null. */
+        private Consumer partner;
+        /**
+         * The latest acknowledgement of this ring that the partner consumer found in the peer's records, as the
+         * peer wrote it (validated when used); {@link #ACKED} release store by the partner, acquire load here.
+         */
+        @SuppressWarnings("unused") // through ACKED
+        private long acked;
         /** Offset of the claimed, uncommitted record, or -1. */
         private long claimRecord = -1;
         private int claimLength;
@@ -238,6 +273,7 @@ public final class ShmRing {
             }
             tail = t;
             headCache = h;
+            headerHead = h;
         }
 
         /**
@@ -269,25 +305,21 @@ public final class ShmRing {
             int toEnd = capacity - index;
             int padding = aligned > toEnd ? toEnd : 0;
             long newTail = t + padding + aligned;
-            if (newTail - headCache > capacity) {
-                // acquire: pairs with the consumer's release of head, so its zeroing of the bytes below head
-                // happens before we write there
-                long h = (long) LONG.getAcquire(ring, (long) HEAD_OFFSET);
-                if (h < headCache || h > t || (h & (RingDescriptor.ALIGNMENT - 1)) != 0) {
-                    throw corrupt("head " + h + " with tail " + t + " and last head " + headCache);
-                }
-                headCache = h;
-                if (newTail - h > capacity) {
-                    return -1;
-                }
+            // one line of slack: the header word at newTail, which commit zeroes, must not be unconsumed data
+            if (newTail - headCache > capacity - RingDescriptor.ALIGNMENT
+                    && newTail - refreshConsumerPosition() > capacity - RingDescriptor.ALIGNMENT) {
+                return -1;
             }
             // opaque: tail is informative; the release of the length below orders this store before the
             // record for any consumer that reads the record (see the class comment)
             LONG.setOpaque(ring, (long) TAIL_OFFSET, newTail);
             if (padding != 0) {
                 long pad = HEADER_LENGTH + index;
+                // plain: the padding ends where the claimed record starts, at index 0; its header word must read
+                // 0 (not a length of the last lap) to a consumer that passes the padding before the commit
+                ring.set(ValueLayout.JAVA_LONG, (long) HEADER_LENGTH, 0L);
                 ring.set(ValueLayout.JAVA_INT, pad + TYPE_FIELD, PADDING_TYPE);
-                // release: the type above is visible with the length
+                // release: the zero and the type above are visible with the length
                 INT.setRelease(ring, pad, padding);
                 index = 0;
             }
@@ -311,12 +343,25 @@ public final class ShmRing {
             }
             // The type is stored here, next to the length, rather than at the claim: the record's first line,
             // which a waiting consumer keeps reading, is then written in one burst at the end.
+            Consumer c = partner;
+            // acquire: pairs with the partner's release of its position after it handled the records below it
+            long ack = c == null ? 0 : (long) Consumer.HEAD.getAcquire(c);
+            // plain: published by the release of the length below
+            ring.set(ValueLayout.JAVA_LONG, claimRecord + ACK_FIELD, ack);
+            // plain: the next record's header word (see the class comment: free, the claim kept a line of
+            // slack); published by the release of the length below, so a consumer that reads this record and
+            // moves on finds 0 there until the next record is published
+            ring.set(ValueLayout.JAVA_LONG, HEADER_LENGTH + ((int) tail & mask), 0L);
             // plain: published by the release of the length below
             ring.set(ValueLayout.JAVA_INT, claimRecord + TYPE_FIELD, claimType);
             // release: type and payload (plain stores) become visible no later than the length; the consumer
             // reads the length with an acquire load
             INT.setRelease(ring, claimRecord, claimLength);
             claimRecord = -1;
+            if (c != null) {
+                // opaque: the partner only skips a store of head it no longer needs (a stale value costs a store)
+                Consumer.CARRIED.setOpaque(c, ack);
+            }
         }
 
         /**
@@ -377,29 +422,98 @@ public final class ShmRing {
         }
 
         /**
-         * The consumer's position (bytes it has consumed), read from the ring with an acquire load: every record
-         * that ends at or before it has been handled by the consumer, and what the consumer did while handling
-         * it (its own stores) is visible to this thread.
+         * The consumer's position (bytes it has consumed): the larger of head, read from the ring with an acquire
+         * load, and the last acknowledgement of a paired ring. Every record that ends at or before it has been
+         * handled by the consumer, and what the consumer did while handling it (its own stores) is visible to
+         * this thread.
          *
-         * @throws RingCorruptException if the head breaks {@code headCache <= head <= tail}
+         * @throws RingCorruptException if head goes back, or head or the acknowledgement passes the tail or is
+         *         not a multiple of {@link RingDescriptor#ALIGNMENT}
          */
         public long consumerPosition() throws RingCorruptException {
             checkNotCorrupt();
+            return refreshConsumerPosition();
+        }
+
+        /**
+         * The larger of head and the last acknowledgement, each checked: head must not go back and neither may
+         * pass the tail or leave the line grid. An acknowledgement older than what is known is ignored (head may
+         * have passed it).
+         */
+        private long refreshConsumerPosition() throws RingCorruptException {
+            long t = tail;
+            // acquire: pairs with the partner consumer's release of the acknowledgement, itself after its acquire
+            // of the record that carried it (see the class comment)
+            long a = (long) ACKED.getAcquire(this);
+            if (a > headCache) {
+                if (a > t || (a & (RingDescriptor.ALIGNMENT - 1)) != 0) {
+                    throw corrupt("acknowledged position " + a + " with tail " + t + " and last position "
+                            + headCache);
+                }
+                headCache = a;
+            }
             // acquire: pairs with the consumer's release of head after it handled the records below it
             long h = (long) LONG.getAcquire(ring, (long) HEAD_OFFSET);
-            if (h < headCache || h > tail || (h & (RingDescriptor.ALIGNMENT - 1)) != 0) {
-                throw corrupt("head " + h + " with tail " + tail + " and last head " + headCache);
+            if (h < headerHead || h > t || (h & (RingDescriptor.ALIGNMENT - 1)) != 0) {
+                throw corrupt("head " + h + " with tail " + t + " and last head " + headerHead);
             }
-            headCache = h;
-            return h;
+            headerHead = h;
+            if (h > headCache) {
+                headCache = h;
+            }
+            return headCache;
+        }
+    }
+
+    /**
+     * Pairs the two rings of a connection on one side: {@code in}, the ring this side consumes, and {@code out},
+     * the ring it produces into. From then on every record {@code out} publishes acknowledges {@code in}'s
+     * consumer position, {@code in}'s consumer stores head only in {@link Consumer#publish}, and the
+     * acknowledgements {@code in} reads in the peer's records count as {@code out}'s consumer position. Both
+     * sides of a connection pair their rings, before either uses them.
+     *
+     * @throws IllegalStateException if either is paired already
+     */
+    public static void pair(Consumer in, Producer out) {
+        if (in.partner != null || out.partner != null) {
+            throw new IllegalStateException("already paired");
+        }
+        in.partner = out;
+        out.partner = in;
+    }
+
+    private static VarHandle field(Class<?> owner, String name) {
+        try {
+            return MethodHandles.lookup().findVarHandle(owner, name, long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 
     /** The consumer side: reads records. One thread at a time. */
     public static final class Consumer extends Side {
+        /** {@link #head}: release store here, acquire load by the partner producer. */
+        static final VarHandle HEAD = field(Consumer.class, "head");
+        /** {@link #carried}: opaque store by the partner producer, opaque load here. */
+        static final VarHandle CARRIED = field(Consumer.class, "carried");
+
         private final int maxType;
-        /** Our position: bytes ever consumed. Only this object writes the shared head. */
+        /**
+         * Our position: bytes ever consumed. Only this object writes the shared head; the partner producer reads
+         * this field ({@link #HEAD}) for its acknowledgements.
+         */
         private long head;
+        /** The position last stored in the ring header, or known to the peer from an acknowledgement. */
+        private long published;
+        /** The position the partner producer last acknowledged in a published record ({@link #CARRIED}). */
+        @SuppressWarnings("unused") // through CARRIED
+        private long carried;
+        /** The largest acknowledgement read from the records (handed to the partner when it grows). */
+        private long lastAck;
+        /** Where {@link #scanAcknowledgements} stopped: a record boundary at or after head. */
+        private long scanned;
+        /** The producer of the other ring of the pair ({@link #pair}), or null: head is stored after every read. */
+        private Producer partner;
         /** Sink of the look-ahead loads (a field, so that the compiler keeps them). */
         private long lookAhead;
 
@@ -411,6 +525,7 @@ public final class ShmRing {
                 throw corrupt("head at attach: " + h);
             }
             head = h;
+            published = h;
         }
 
         /**
@@ -462,44 +577,118 @@ public final class ShmRing {
                         if (aligned > toEnd) {
                             throw corrupt("record of " + length + " wraps at index " + index);
                         }
+                        Producer p = partner;
+                        if (p != null) {
+                            // plain: published with the length read above; validated by the producer when used
+                            long ack = r.get(ValueLayout.JAVA_LONG, record + ACK_FIELD);
+                            if (ack > lastAck) {
+                                lastAck = ack;
+                                // release: after the acquire of the length, before the handler (which may complete
+                                // the producer's requests on it: ShmTransmitter#completeHandled)
+                                Producer.ACKED.setRelease(p, ack);
+                            }
+                        }
                         boolean consumed = true;
                         try {
                             consumed = handler.onRecord(type, r, record + RECORD_HEADER, length - RECORD_HEADER);
                         } finally {
                             if (consumed) {
-                                zero(r, record, aligned);
                                 bytes += aligned;
                                 count++;
                             }
                         }
                         if (!consumed) {
+                            if (partner != null) {
+                                scanAcknowledgements(h + bytes);
+                            }
                             break;
                         }
                         continue;
                     }
-                    zero(r, record, aligned);
                     bytes += aligned;
                 }
             } finally {
                 if (bytes != 0) {
                     long newHead = h + bytes;
-                    head = newHead;
-                    // release: our zeroing (plain stores) is visible before the producer may reuse the bytes
-                    LONG.setRelease(r, (long) HEAD_OFFSET, newHead);
+                    // release: our reads of the records (and what the handler did) come before the partner's
+                    // acknowledgement of them
+                    HEAD.setRelease(this, newHead);
+                    if (partner == null) {
+                        // release: as above, before the producer may reuse the bytes
+                        LONG.setRelease(r, (long) HEAD_OFFSET, newHead);
+                        published = newHead;
+                    }
                 }
             }
             return count;
         }
 
         /**
-         * Zeroes the header word (length and type) of every {@link RingDescriptor#ALIGNMENT} block of the
-         * {@code length} (a multiple of it) bytes at {@code offset}: the only places a later record's length can
-         * be. The payload bytes are left as they are; the line stays untouched apart from its first word.
+         * After the record at {@code from} was declined (no receive buffer, the EP no longer accepts): reads the
+         * acknowledgements of the published records behind it without consuming them, so that the partner
+         * producer learns what the peer handled although this side cannot handle the record yet. The peer relies
+         * on it: it stores no head for a position one of its records acknowledged (a requester waiting for the
+         * completion of an RDMA Write before it posts the receive buffer would otherwise wait for the receive
+         * timeout). Goes on from where the last scan stopped; stops at the first unpublished or invalid header
+         * (the read that reaches it reports an invalid one) and after one capacity of bytes.
          */
-        private static void zero(MemorySegment r, long offset, int length) {
-            for (int i = 0; i < length; i += RingDescriptor.ALIGNMENT) {
-                r.set(ValueLayout.JAVA_LONG, offset + i, 0L);
+        private void scanAcknowledgements(long from) {
+            final MemorySegment r = ring;
+            final int cap = capacity;
+            long at = Math.max(from, scanned);
+            for (long end = from + cap; at < end; ) {
+                int index = (int) at & mask;
+                long record = HEADER_LENGTH + index;
+                // acquire: pairs with the producer's release of the length, as in read
+                int length = (int) INT.getAcquire(r, record);
+                if (length == 0) {
+                    break;
+                }
+                int type = r.get(ValueLayout.JAVA_INT, record + TYPE_FIELD);
+                int toEnd = cap - index;
+                if (type == PADDING_TYPE) {
+                    if (length != toEnd || length >= maxRecord) {
+                        break;
+                    }
+                    at += length;
+                    continue;
+                }
+                if (type < 1 || type > maxType || length < RECORD_HEADER || length > maxRecord
+                        || align(length) > toEnd) {
+                    break;
+                }
+                long ack = r.get(ValueLayout.JAVA_LONG, record + ACK_FIELD);
+                if (ack > lastAck) {
+                    lastAck = ack;
+                    Producer.ACKED.setRelease(partner, ack); // release: as in read
+                }
+                at += align(length);
             }
+            scanned = at;
+        }
+
+        /**
+         * Of a paired ring: stores head in the ring header (release store) if it moved since it was last stored
+         * and no record of the partner has acknowledged it. The caller then looks at the peer's doorbell, as
+         * after publishing a record: the peer's producer may be waiting for this position (completions, room).
+         *
+         * @return true if head was stored
+         */
+        public boolean publish() {
+            long h = head;
+            if (h == published) {
+                return false;
+            }
+            // opaque: an acknowledgement written and published by the partner (see CARRIED)
+            if ((long) CARRIED.getOpaque(this) >= h) {
+                published = h;
+                return false;
+            }
+            // release: our reads of the records (and what the handler did) come before the producer may reuse the
+            // bytes
+            LONG.setRelease(ring, (long) HEAD_OFFSET, h);
+            published = h;
+            return true;
         }
 
         /**

@@ -49,7 +49,7 @@ class ShmRingTest {
         assertEquals(RingDescriptor.LINE, RingDescriptor.SLEEPING_OFFSET - RingDescriptor.HEAD_OFFSET);
         assertEquals(512, RingDescriptor.HEADER_LENGTH);
         assertEquals(128, RingDescriptor.maxRecordLength(1024));
-        assertEquals(120, RingDescriptor.maxPayload(1024));
+        assertEquals(112, RingDescriptor.maxPayload(1024));
         assertFalse(RingDescriptor.isValidCapacity(1000));
         assertFalse(RingDescriptor.isValidCapacity(128));
         assertFalse(RingDescriptor.isValidCapacity(512), "the largest record of a ring must span two lines");
@@ -72,7 +72,7 @@ class ShmRingTest {
         ShmRing.Producer p = ShmRing.producer(s);
         MemorySegment src = arena.allocate(256);
         long[] expected = {64, 128, 256, 320};
-        int[] sizes = {0, 56, 57, 1};
+        int[] sizes = {0, 64 - RingDescriptor.RECORD_HEADER, 65 - RingDescriptor.RECORD_HEADER, 1};
         for (int i = 0; i < sizes.length; i++) {
             assertTrue(p.tryWrite(1, src, 0, sizes[i]));
             assertEquals(expected[i], p.position(), "after a payload of " + sizes[i]);
@@ -83,7 +83,7 @@ class ShmRingTest {
     void attachRejectsBadHeaders() throws Exception {
         MemorySegment s = ring(1024);
         assertEquals(1024, ShmRing.consumer(s, 3).capacity());
-        assertEquals(120, ShmRing.producer(s).maxPayload());
+        assertEquals(112, ShmRing.producer(s).maxPayload());
         int[][] bad = {
             {RingDescriptor.MAGIC_OFFSET, 0}, {RingDescriptor.VERSION_OFFSET, RingDescriptor.VERSION - 1},
             {RingDescriptor.CAPACITY_OFFSET, 1000}, {RingDescriptor.CAPACITY_OFFSET, 4096},
@@ -135,7 +135,9 @@ class ShmRingTest {
                     n++;
                 }
                 long used = p.position() - c.position();
-                assertTrue(used <= capacity && used + 2L * RingDescriptor.align(8 + size) > capacity,
+                // full one line early: the producer keeps a line of slack for the next record's header word
+                assertTrue(used <= capacity - RingDescriptor.ALIGNMENT
+                        && used + 2L * RingDescriptor.align(RingDescriptor.RECORD_HEADER + size) + RingDescriptor.ALIGNMENT > capacity,
                         "size " + size + ": full at " + used);
                 assertEquals(used, c.available());
                 int limit = 1 + round;
@@ -148,7 +150,7 @@ class ShmRingTest {
                 assertEquals(seq[0], seq[1]);
                 assertEquals(p.position(), c.position());
                 // one by one, a capacity and a half of bytes
-                for (int i = 0; i < 3 * capacity / 2 / RingDescriptor.align(8 + size); i++) {
+                for (int i = 0; i < 3 * capacity / 2 / RingDescriptor.align(RingDescriptor.RECORD_HEADER + size); i++) {
                     for (int j = 0; j < size; j++) {
                         src.set(ValueLayout.JAVA_BYTE, j, (byte) (seq[0] * 31 + j));
                     }
@@ -159,9 +161,73 @@ class ShmRingTest {
                 assertEquals(0, c.read(check, 10));
             }
         }
-        // everything consumed was zeroed where a record can start: the header word of every line is 0 again
+        // where the next record will start, the producer left a zero header word
+        assertEquals(0L, s.get(ValueLayout.JAVA_LONG, RingDescriptor.HEADER_LENGTH + (p.position() & (capacity - 1))));
+    }
+
+    /**
+     * Ring version 3: the consumer writes nothing in the data area (it zeroed the header word of every line it
+     * consumed before, stores into lines the producer's core owned; issue 18). Only the header's head moves.
+     */
+    @Test
+    void consumerWritesNothingInTheDataArea() throws Exception {
+        int capacity = 4096;
+        MemorySegment s = ring(capacity);
+        ShmRing.Producer p = ShmRing.producer(s);
+        ShmRing.Consumer c = ShmRing.consumer(s, 5);
+        MemorySegment src = arena.allocate(p.maxPayload(), 8);
+        src.fill((byte) 0x33);
+        MemorySegment data = s.asSlice(RingDescriptor.HEADER_LENGTH, capacity);
+        MemorySegment before = arena.allocate(capacity, 8);
+        java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+        long records = 0;
+        for (int lap = 0; lap < 6 * capacity / 64; lap++) {
+            for (int n = 1 + r.nextInt(6); n > 0 && p.tryWrite(1 + r.nextInt(5), src, 0, r.nextInt(p.maxPayload() + 1));
+                    n--) {
+                records++;
+            }
+            MemorySegment.copy(data, 0, before, 0, capacity);
+            long read = c.read((t, g, o, l) -> true, 1 + r.nextInt(8));
+            assertEquals(-1L, before.mismatch(data), "the consumer wrote into the data area");
+            records -= read;
+        }
+        while (records > 0) {
+            records -= c.read((t, g, o, l) -> true, 100);
+        }
+        assertEquals(p.position(), c.position());
+    }
+
+    /**
+     * A length left by an earlier lap is never read as a record: the producer zeroes the next record's header
+     * word before it publishes, also across padding. The data area is first filled with plausible stale records
+     * (every line a published 8-byte record of type 1); the consumer must see exactly what was written since.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1024, 4096})
+    void staleLengthsOfAnEarlierLapAreNeverRead(int capacity) throws Exception {
+        MemorySegment s = ring(capacity);
         for (int at = 0; at < capacity; at += RingDescriptor.ALIGNMENT) {
-            assertEquals(0L, s.get(ValueLayout.JAVA_LONG, RingDescriptor.HEADER_LENGTH + at), "line at " + at);
+            s.set(ValueLayout.JAVA_INT, RingDescriptor.HEADER_LENGTH + at + RingDescriptor.LENGTH_FIELD,
+                    RingDescriptor.RECORD_HEADER + 8);
+            s.set(ValueLayout.JAVA_INT, RingDescriptor.HEADER_LENGTH + at + RingDescriptor.TYPE_FIELD, 1);
+        }
+        ShmRing.Producer p = ShmRing.producer(s);
+        ShmRing.Consumer c = ShmRing.consumer(s, 5);
+        MemorySegment src = arena.allocate(p.maxPayload(), 8);
+        List<Integer> written = new ArrayList<>();
+        List<Integer> seen = new ArrayList<>();
+        java.util.SplittableRandom r = new java.util.SplittableRandom(11);
+        for (int round = 0; round < 400; round++) {
+            for (int n = 1 + r.nextInt(4); n > 0; n--) {
+                int type = 2 + r.nextInt(4);
+                int size = r.nextInt(p.maxPayload() + 1); // sizes that leave the tail anywhere: padding too
+                if (!p.tryWrite(type, src, 0, size)) {
+                    break;
+                }
+                written.add(type * 100_000 + size);
+            }
+            c.read((t, g, o, l) -> seen.add(t * 100_000 + l), 100);
+            assertEquals(written, seen, "round " + round);
         }
     }
 
@@ -198,7 +264,7 @@ class ShmRingTest {
         RecordHandler h = (type, seg, off, len) -> got.add(type + ":" + seg.getString(off));
         long at = p.tryClaim(5, 6);
         assertThrows(IllegalStateException.class, () -> p.tryClaim(5, 6));
-        assertThrows(IllegalStateException.class, () -> p.commit(at + 8));
+        assertThrows(IllegalStateException.class, () -> p.commit(at + RingDescriptor.RECORD_HEADER));
         s.setString(at, "hello");
         assertEquals(0, c.read(h, 10));
         assertEquals(RingDescriptor.ALIGNMENT, c.available()); // claimed (one line), not published
@@ -207,7 +273,7 @@ class ShmRingTest {
         assertEquals(1, c.read(h, 10));
         assertEquals(List.of("5:hello"), got);
         assertThrows(IllegalArgumentException.class, () -> p.tryClaim(0, 1));
-        assertThrows(IllegalArgumentException.class, () -> p.tryClaim(1, 121));
+        assertThrows(IllegalArgumentException.class, () -> p.tryClaim(1, 113));
         assertThrows(IndexOutOfBoundsException.class, () -> p.tryWrite(1, s, s.byteSize() - 2, 4));
         assertTrue(p.tryWrite(1, s, 0, 4)); // no claim was left dangling by the failed call
     }

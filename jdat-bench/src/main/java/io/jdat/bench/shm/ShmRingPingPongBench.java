@@ -109,6 +109,9 @@ public class ShmRingPingPongBench {
         pingIn = ShmRing.consumer(b, TYPE);
         ShmRing.Consumer pongIn = ShmRing.consumer(a, TYPE);
         ShmRing.Producer pongOut = ShmRing.producer(b);
+        // paired as a connection's rings are: each answer carries the consumer position, no head is stored
+        ShmRing.pair(pingIn, ping);
+        ShmRing.pair(pongIn, pongOut);
         pingPriv = arena.allocate(4096, 4096);
         pingPriv.fill((byte) 'p');
         pingCopy = new Copy(pingPriv);
