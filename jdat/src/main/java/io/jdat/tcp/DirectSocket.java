@@ -29,7 +29,8 @@ import java.util.Locale;
  * <p>The system property {@code jdat.tcp.nio=true} turns them off (the channel for everything), for A/B runs.
  *
  * <p>Each path has its own {@code errno} capture area ({@link Path}), used under that path's lock: nothing is
- * allocated per call. {@code send} passes {@code MSG_NOSIGNAL}: a peer's reset is an {@link IOException}, not
+ * allocated per call. Both pass {@code MSG_DONTWAIT} (a critical call must never block), and {@code send} passes
+ * {@code MSG_NOSIGNAL}: a peer's reset is an {@link IOException}, not
  * a {@code SIGPIPE}.
  */
 final class DirectSocket {
@@ -38,6 +39,8 @@ final class DirectSocket {
     private static final int EPIPE = 32;
     private static final int ECONNRESET = 104;
     private static final int MSG_NOSIGNAL = 0x4000;
+    /** Never block, whatever the socket's mode: a critical call must not (it holds up the JVM's safepoints). */
+    private static final int MSG_DONTWAIT = 0x40;
 
     /** The receive path's calls. */
     final Path rx;
@@ -81,7 +84,7 @@ final class DirectSocket {
             for (;;) {
                 long n;
                 try {
-                    n = (long) Handles.RECV.invokeExact(state, fd, at, length, 0);
+                    n = (long) Handles.RECV.invokeExact(state, fd, at, length, MSG_DONTWAIT);
                 } catch (Throwable t) {
                     throw new IOException("recv failed", t);
                 }
@@ -112,7 +115,7 @@ final class DirectSocket {
             for (;;) {
                 long n;
                 try {
-                    n = (long) Handles.SEND.invokeExact(state, fd, at, length, MSG_NOSIGNAL);
+                    n = (long) Handles.SEND.invokeExact(state, fd, at, length, MSG_NOSIGNAL | MSG_DONTWAIT);
                 } catch (Throwable t) {
                     throw new IOException("send failed", t);
                 }
