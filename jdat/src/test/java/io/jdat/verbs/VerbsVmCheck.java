@@ -453,14 +453,28 @@ public final class VerbsVmCheck {
                 }
             }
             // The ping-pong pattern: one SUPPRESSed write per turn, the EVD dequeued between turns, never idle-waited.
+            // The target may see a write's bytes before the device completes it at the requester (siw), so the
+            // writes can run up to max_request_dtos ahead of their completions: a post then fails with
+            // DAT_INSUFFICIENT_RESOURCES (EPM-23) and is retried while the EVD is dequeued, as jdat perf's write
+            // ping-pong does. A slot that never came free would fail the retry after 60 s.
             for (int i = 0; i < 4 * depth; i++) {
                 seq++;
                 int slot = i % depth;
                 p.client.buf.set(JAVA_LONG, 64L * slot, seq);
-                p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 64L * slot, 64), seq,
-                        p.server.lmr.remoteTriplet(64L * slot, 64),
-                        CompletionFlags.SUPPRESS);
                 long deadline = System.nanoTime() + 60_000_000_000L;
+                for (;;) {
+                    try {
+                        p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 64L * slot, 64), seq,
+                                p.server.lmr.remoteTriplet(64L * slot, 64), CompletionFlags.SUPPRESS);
+                        break;
+                    } catch (io.jdat.DatException x) {
+                        if (x.type() != io.jdat.DatReturnType.INSUFFICIENT_RESOURCES) {
+                            throw x;
+                        }
+                    }
+                    assertTrue(!p.client.reqEvd.dequeue(e), "an event for a SUPPRESSed write: " + e.status());
+                    assertTrue(System.nanoTime() < deadline, "write " + seq + ": no request slot came free in 60 s");
+                }
                 while ((long) JAVA_LONG_ACQUIRE.getAcquire(target, 64L * slot) != seq) {
                     assertTrue(!p.client.reqEvd.dequeue(e), "an event for a SUPPRESSed write: " + e.status());
                     assertTrue(System.nanoTime() < deadline, "write " + seq + " did not arrive within 60 s");
