@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jdat.shm.ShmTesting;
 import io.jdat.tcp.TcpTesting;
+import io.jdat.testing.LimitedChild;
 import io.jdat.testing.Pair;
 import java.io.BufferedReader;
 import java.io.File;
@@ -119,26 +120,10 @@ class ListenerFailureTest {
      * class directories only, which every user can read.
      */
     private static List<String> command(String library, String params, boolean unprivileged) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = Path.of(InterfaceAdapter.class.getProtectionDomain().getCodeSource().getLocation().toURI())
                 + File.pathSeparator
                 + Path.of(ListenerServerMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        List<String> c = new ArrayList<>(List.of("bash", "-c", "ulimit -n " + NOFILE + " && exec \"$@\"", "bash"));
-        if (unprivileged && isRoot()) {
-            c.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"));
-        }
-        c.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xss512k", "-cp", cp,
-                ListenerServerMain.class.getName(), library, params));
-        return c;
-    }
-
-    private static boolean isRoot() throws IOException {
-        for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (l.startsWith("Uid:")) {
-                return l.split("\\s+")[1].equals("0");
-            }
-        }
-        return false;
+        return LimitedChild.command(NOFILE, unprivileged, cp, ListenerServerMain.class.getName(), library, params);
     }
 
     @Test
@@ -148,7 +133,7 @@ class ListenerFailureTest {
     void tcpListenerSurvivesFdExhaustion() throws Exception {
         try (Child child = new Child(command("tcp", "127.0.0.1", true))) {
             Matcher id = child.await("^ID uid=(\\d+).* nofile=(\\d+)");
-            if (isRoot()) {
+            if (LimitedChild.isRoot()) {
                 assertEquals("65534", id.group(1), "the child runs as nobody");
             }
             assertEquals(String.valueOf(NOFILE), id.group(2), "the child's fd limit");

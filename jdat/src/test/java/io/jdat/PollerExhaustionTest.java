@@ -2,10 +2,10 @@ package io.jdat;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jdat.testing.LimitedChild;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.spi.ToolProvider;
@@ -25,14 +25,7 @@ final class PollerExhaustionTest {
     @Test
     @DisplayName("tcp, ulimit -n 128: a virtual thread blocks on a socket with no fd free, and the IA connects after")
     void socketIoSurvivesFdExhaustionAfterAListenerStarted() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String cp = jar().toString();
-        List<String> c = new ArrayList<>(List.of("bash", "-c", "ulimit -n " + NOFILE + " && exec \"$@\"", "bash"));
-        if (isRoot()) {
-            c.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"));
-        }
-        c.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xss512k", "-cp", cp,
-                PollerExhaustionMain.class.getName()));
+        List<String> c = LimitedChild.command(NOFILE, true, jar().toString(), PollerExhaustionMain.class.getName());
         Process p = new ProcessBuilder(c).redirectErrorStream(true).start();
         String out;
         try {
@@ -71,12 +64,4 @@ final class PollerExhaustionTest {
         return jar;
     }
 
-    private static boolean isRoot() throws Exception {
-        for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (l.startsWith("Uid:")) {
-                return l.split("\\s+")[1].equals("0");
-            }
-        }
-        return false;
-    }
 }
