@@ -30,8 +30,6 @@ final class VirtualThreadPoller {
             // another JDK: nothing to prepare
         } catch (LinkageError e) {
             // out of descriptors already: the JVM's poller is lost (a failed class initialization is final)
-            started = true;
-            return;
         }
         started = true;
     }
