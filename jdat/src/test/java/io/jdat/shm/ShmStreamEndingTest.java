@@ -236,7 +236,9 @@ class ShmStreamEndingTest {
             String dir = ((UnixDomainSocketAddress) p.serverAddress()).getPath().toString();
             try (ChildJvm child = ChildJvm.start("stream-peer", StreamPeerMain.class, ShmTesting.SHM, dir,
                     Long.toString(psp.connQual()))) {
-                DatEvent cr = p.server.next(p.crEvd);
+                DatEvent cr = new DatEvent();
+                // a child JVM starts in seconds, more on a loaded machine
+                assertTrue(p.crEvd.waitFor(60_000_000, 1, cr), "the child's connection request within 60 s");
                 assertEquals(EventNumber.CONNECTION_REQUEST_EVENT, cr.eventNumber());
                 ConnectionRequest req = cr.cr();
                 server.peer(req.query(io.jdat.CrParam.FIELD_ALL).privateData());

@@ -289,15 +289,27 @@ final class StreamEnd {
         buf.set(ValueLayout.JAVA_LONG_UNALIGNED, at, seq);
     }
 
+    /**
+     * The entry of {@code e}'s cookie, removed from {@code posted}; null (and an error recorded) if {@code e} is no
+     * DTO completion or its cookie is not outstanding (completed twice, or never posted).
+     */
+    private <T> T taken(java.util.Map<Long, T> posted, DatEvent e, String queue) {
+        T t = posted.remove(e.userCookie());
+        if (e.eventNumber() != EventNumber.DTO_COMPLETION_EVENT) {
+            errors.add(name + ": on the " + queue + " EVD: " + e);
+            return null;
+        }
+        if (t == null) {
+            errors.add(name + ": " + queue + " completion of cookie " + e.userCookie()
+                    + ", not outstanding (twice, or never posted)");
+        }
+        return t;
+    }
+
     private void request(DatEvent e) {
         long cookie = e.userCookie();
-        Posted p = outstanding.remove(cookie);
-        if (e.eventNumber() != EventNumber.DTO_COMPLETION_EVENT) {
-            errors.add(name + ": on the request EVD: " + e);
-            return;
-        }
+        Posted p = taken(outstanding, e, "request");
         if (p == null) {
-            errors.add(name + ": request completion of cookie " + cookie + ", not outstanding (twice, or never posted)");
             return;
         }
         freeSlots.add(p.slot);
@@ -355,13 +367,8 @@ final class StreamEnd {
 
     private void receive(DatEvent e) {
         long cookie = e.userCookie();
-        Integer slot = recvSlot.remove(cookie);
-        if (e.eventNumber() != EventNumber.DTO_COMPLETION_EVENT) {
-            errors.add(name + ": on the receive EVD: " + e);
-            return;
-        }
+        Integer slot = taken(recvSlot, e, "receive");
         if (slot == null) {
-            errors.add(name + ": receive completion of cookie " + cookie + ", not outstanding (twice, or never posted)");
             return;
         }
         if (cookie <= lastRecvCookie) {
