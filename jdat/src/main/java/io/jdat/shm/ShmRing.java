@@ -516,6 +516,13 @@ public final class ShmRing {
         private Producer partner;
         /** Sink of the look-ahead loads (a field, so that the compiler keeps them). */
         private long lookAhead;
+        /**
+         * During {@link #read}, before each handler call: the position after the records this call consumed so far
+         * (head is stored in {@link #head} only when the call returns); 0 outside a read. A handler that ends the
+         * connection calls {@link #publish} from inside the read, and the records consumed before its own must
+         * count as handled: their requests complete at the peer, the failing one is the oldest unfinished one.
+         */
+        private long reading;
 
         Consumer(MemorySegment ring, int maxType) throws RingCorruptException {
             super(ring);
@@ -590,6 +597,7 @@ public final class ShmRing {
                         }
                         boolean consumed = true;
                         try {
+                            reading = h + bytes;
                             consumed = handler.onRecord(type, r, record + RECORD_HEADER, length - RECORD_HEADER);
                         } finally {
                             if (consumed) {
@@ -608,6 +616,7 @@ public final class ShmRing {
                     bytes += aligned;
                 }
             } finally {
+                reading = 0;
                 if (bytes != 0) {
                     long newHead = h + bytes;
                     // release: our reads of the records (and what the handler did) come before the partner's
@@ -675,7 +684,9 @@ public final class ShmRing {
          * @return true if head was stored
          */
         public boolean publish() {
-            long h = head;
+            // inside a read (a handler that ends the connection): what this read consumed before the handler's
+            // record counts, else the peer would fail its oldest handled request instead of the one at fault
+            long h = Math.max(head, reading);
             if (h == published) {
                 return false;
             }

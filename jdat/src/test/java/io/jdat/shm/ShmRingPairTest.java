@@ -99,6 +99,35 @@ class ShmRingPairTest {
         assertEquals(yOut.position(), yOut.consumerPosition());
     }
 
+    /**
+     * A handler that ends the connection publishes from inside the read (ShmReceiver#fail, before the close state):
+     * the records this read consumed before its own count as handled, its own does not. Before, head was the
+     * position before the read, so the requester failed its oldest handled request with the error (issue 18,
+     * ShmStreamEndingTest's refused Write).
+     */
+    @Test
+    void publishInsideAHandlerCountsTheRecordsConsumedBeforeIt() throws Exception {
+        assertTrue(yOut.tryWrite(1, src, 0, 10));
+        long first = yOut.position();
+        assertTrue(yOut.tryWrite(1, src, 0, 100));
+        long second = yOut.position();
+        assertTrue(yOut.tryWrite(2, src, 0, 10)); // the record at fault
+        assertTrue(yOut.tryWrite(1, src, 0, 10));
+        long[] stored = {-1};
+        assertEquals(2, xIn.read((t, s, o, l) -> {
+            if (t != 2) {
+                return true;
+            }
+            assertTrue(xIn.publish());
+            stored[0] = headerHead(a);
+            return false;
+        }, 10));
+        assertTrue(first < second);
+        assertEquals(second, stored[0], "the two records before the one at fault, stored before the handler returned");
+        assertEquals(second, yOut.consumerPosition());
+        assertFalse(xIn.publish(), "stored already");
+    }
+
     /** The producer fills ring A; its room comes back through the acknowledgements alone, head never stored. */
     @Test
     void roomComesBackThroughAcknowledgements() throws Exception {
