@@ -259,6 +259,12 @@ final class TcpConnection implements Channel, ProgressThread.Polled {
     /** The receive path stopped: {@link TcpReceiver#EOF} or {@link TcpReceiver#BROKEN}. */
     void receiverEnded(int how, String reason) {
         if (how == TcpReceiver.EOF) {
+            // An end of stream can be a reset in disguise: after a peer's RST, Linux hands the error
+            // (ECONNRESET) to the first call on the socket and an end of stream to every later read. When a send
+            // took the error, the transmit path reports the connection broken under its lock, so wait out a send
+            // in flight first: a reset is then BROKEN (API.md §7, transport error), not the peer's graceful
+            // DISCONNECTED, whichever path met it first.
+            tx.awaitSendInFlight();
             notifyCore(false, reason);
         } else {
             notifyCore(true, reason);

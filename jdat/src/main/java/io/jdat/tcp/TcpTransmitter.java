@@ -356,6 +356,16 @@ final class TcpTransmitter {
         }
     }
 
+    /**
+     * Returns once no send is in flight. A send and the report of its failure happen under one hold of the
+     * lock, so a failure a send met before this call has been reported when it returns. Not for the hot path:
+     * the receive path calls it at an end of stream.
+     */
+    void awaitSendInFlight() {
+        lock.lock();
+        lock.unlock();
+    }
+
     /** True once a Terminate was queued: the stream must end with a FIN, not a reset. */
     boolean terminating() {
         return terminateQueued;

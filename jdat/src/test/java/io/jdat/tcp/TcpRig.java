@@ -11,8 +11,8 @@ import java.nio.channels.SocketChannel;
 
 /**
  * A TCP connection over loopback wrapped as a {@link TcpConnection} of a transport (no IA, no MPA) and
- * started with a sink that takes nothing ({@link IdleSink}), and its raw peer: for tests of the progress
- * thread and the data path's calls.
+ * started with a sink that takes nothing ({@link IdleSink}, unless a test gives its own), and its raw peer:
+ * for tests of the progress thread and the data path's calls.
  */
 final class TcpRig implements AutoCloseable {
     final TcpTransport transport;
@@ -24,13 +24,21 @@ final class TcpRig implements AutoCloseable {
 
     /** @param name the transport's (and its progress thread's) name */
     TcpRig(String name) throws Exception {
+        this(name, new IdleSink());
+    }
+
+    /**
+     * @param name the transport's (and its progress thread's) name
+     * @param sink what the connection reports to in place of the core
+     */
+    TcpRig(String name, ChannelSink sink) throws Exception {
         transport = new TcpTransport(name, TcpConfig.parse("127.0.0.1"));
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         peer = SocketChannel.open(server.getLocalAddress());
         mine = server.accept();
         conn = new TcpConnection(transport, mine, false, 1024, 4, 4, false, false);
         transport.connections.add(conn);
-        conn.start(new IdleSink());
+        conn.start(sink);
     }
 
     @Override
@@ -41,7 +49,7 @@ final class TcpRig implements AutoCloseable {
     }
 
     /** A sink with no receive buffers and no memory: nothing in these tests reaches it but completions. */
-    static final class IdleSink implements ChannelSink {
+    static class IdleSink implements ChannelSink {
         @Override
         public RecvBuffer takeRecv() {
             return null;
