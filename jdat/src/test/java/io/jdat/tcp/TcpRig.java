@@ -24,11 +24,20 @@ final class TcpRig implements AutoCloseable {
 
     /** @param name the transport's (and its progress thread's) name */
     TcpRig(String name) throws Exception {
+        this(name, false);
+    }
+
+    /**
+     * @param name      the transport's (and its progress thread's) name
+     * @param followMss the connection's MULPDU (1024 at first) follows its MSS, as an IA's without a configured
+     *                  {@code mulpdu} does
+     */
+    TcpRig(String name, boolean followMss) throws Exception {
         transport = new TcpTransport(name, TcpConfig.parse("127.0.0.1"));
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         peer = SocketChannel.open(server.getLocalAddress());
         mine = server.accept();
-        conn = new TcpConnection(transport, mine, false, 1024, 4, 4, false, false);
+        conn = new TcpConnection(transport, mine, false, 1024, 4, 4, false, false, followMss);
         transport.connections.add(conn);
         conn.start(new IdleSink());
     }
