@@ -608,16 +608,6 @@ final class TcpTransmitter {
         }
     }
 
-    /** The MULPDU this side sends with now (tests). */
-    int mulpdu() {
-        lock.lock();
-        try {
-            return mulpdu;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** Read Responses already started in this batch (so the ring head is not yet advanced for them). */
     private int pendingResponsesInBatch() {
         int n = 0;
