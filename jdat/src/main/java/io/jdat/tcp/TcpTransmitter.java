@@ -666,11 +666,9 @@ final class TcpTransmitter {
         finishSmall(b, Ddp.UNTAGGED_HEADER + Ddp.READ_REQUEST_HEADER, -1, 0, FPDU_DATA);
     }
 
+    /** The next Read Response FPDU; {@link #responseFits} ran just before (and sized the MULPDU). */
     private void addResponse() {
         ReadQueues.InboundRead r = reads.inbound(pendingResponsesInBatch());
-        if (respOffset == 0 && r.size > mulpdu - Ddp.TAGGED_HEADER) {
-            resizeFromMss();
-        }
         long chunk = Math.min(r.size - respOffset, mulpdu - Ddp.TAGGED_HEADER);
         boolean last = respOffset + chunk == r.size;
         ByteBuffer b = slot();
