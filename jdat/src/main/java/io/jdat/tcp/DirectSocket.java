@@ -68,6 +68,9 @@ final class DirectSocket {
     static final class Path {
         private final int fd;
         private final MemorySegment state = Arena.ofAuto().allocate(Handles.STATE);
+        /** {@code getsockopt}'s value and length ({@link #maxSegment}). */
+        private final MemorySegment optValue = Arena.ofAuto().allocate(ValueLayout.JAVA_INT);
+        private final MemorySegment optLength = Arena.ofAuto().allocate(ValueLayout.JAVA_INT);
 
         private Path(int fd) {
             this.fd = fd;
@@ -142,6 +145,16 @@ final class DirectSocket {
                 throw new IllegalArgumentException("not native memory");
             }
             return seg.address() + offset;
+        }
+
+        /**
+         * The connection's effective MSS now ({@code TCP_MAXSEG}, {@link SocketFd#maxSegment(int, MemorySegment,
+         * MemorySegment)}), read into this path's area.
+         *
+         * @return the MSS, or -1 when it cannot be read
+         */
+        int maxSegment() {
+            return SocketFd.maxSegment(fd, optValue, optLength);
         }
 
         private int errno() {

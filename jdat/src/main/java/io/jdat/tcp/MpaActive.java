@@ -117,7 +117,7 @@ final class MpaActive extends OutgoingAttempt {
             boolean crc = cfg.crc() || reply.crc();
             int ordLimit = reply.enhanced() ? Math.min(ord, reply.ird()) : ord;
             TcpConnection conn = new TcpConnection(transport, ch, crc, cfg.mulpduFor(ch), ird,
-                    ordLimit, rtr, false);
+                    ordLimit, rtr, false, cfg.mulpdu() == 0);
             if (!finish()) {
                 closeQuietly();
                 return;

@@ -103,7 +103,7 @@ final class MpaPassive extends StreamRequest<TcpTransport, TcpListener> {
             // Without an RTR, the initiator may not be ready for our FPDUs until it sent its own first
             // (RFC 5044 §7.1.2; siw as initiator can miss an FPDU that follows its MPA Reply too closely).
             TcpConnection conn = new TcpConnection(transport, ch, crc, cfg.mulpduFor(ch), irdLimit,
-                    ordLimit, false, !p2p);
+                    ordLimit, false, !p2p, cfg.mulpdu() == 0);
             leave();
             ChannelSink sink = passive.established(conn);
             if (sink == null) {

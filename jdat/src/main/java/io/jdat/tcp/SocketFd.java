@@ -117,6 +117,26 @@ final class SocketFd {
     }
 
     /**
+     * {@code TCP_MAXSEG} of the socket {@code fd} now, read into {@code value} with {@code length} (4 bytes
+     * each, allocated by the caller once): nothing allocated per call, for a transmit path that follows its
+     * connection's MSS as it grows.
+     *
+     * @return the MSS, or -1 when it cannot be read
+     */
+    static int maxSegment(int fd, MemorySegment value, MemorySegment length) {
+        if (!available()) {
+            return -1;
+        }
+        try {
+            length.set(ValueLayout.JAVA_INT, 0, 4);
+            int r = (int) Handles.GETSOCKOPT.invokeExact(fd, IPPROTO_TCP, TCP_MAXSEG, value, length);
+            return r == 0 ? value.get(ValueLayout.JAVA_INT, 0) : -1;
+        } catch (Throwable t) {
+            return -1;
+        }
+    }
+
+    /**
      * The MSS a connection over the interface that holds {@code local} gets at most: its MTU less the IP and
      * TCP headers and the timestamp option; {@link TcpConfig#ETHERNET_MSS} when unknown.
      */

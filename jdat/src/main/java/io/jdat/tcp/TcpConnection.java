@@ -73,15 +73,24 @@ final class TcpConnection implements Channel, ProgressThread.Polled {
     /** When the peer last showed life (bytes read, bytes its TCP took); kept only with a liveness bound. */
     private volatile long lastSign;
 
+    /** Wraps an established stream whose MULPDU stays {@code mulpdu} (tests). */
+    TcpConnection(TcpTransport transport, SocketChannel ch, boolean crc, int mulpdu, int irdLimit, int ordLimit,
+            boolean sendRtr, boolean holdFirstFpdu) throws IOException {
+        this(transport, ch, crc, mulpdu, irdLimit, ordLimit, sendRtr, holdFirstFpdu, false);
+    }
+
     /**
      * Wraps an established stream.
      *
+     * @param mulpdu         the MULPDU at establishment
+     * @param followMss      the MULPDU was not configured: the transmit path re-sizes it from the connection's
+     *                       MSS as it grows ({@link TcpTransmitter}), when the socket's descriptor is known
      * @param sendRtr        the active side of a peer-to-peer connection: the RTR goes first
      * @param holdFirstFpdu  the passive side of a connection without peer-to-peer mode: send nothing until the
      *                       initiator's first FPDU arrived (RFC 5044 §7.1.2)
      */
     TcpConnection(TcpTransport transport, SocketChannel ch, boolean crc, int mulpdu, int irdLimit, int ordLimit,
-            boolean sendRtr, boolean holdFirstFpdu) throws IOException {
+            boolean sendRtr, boolean holdFirstFpdu, boolean followMss) throws IOException {
         this.transport = transport;
         this.ch = ch;
         this.crc = crc;
@@ -98,7 +107,7 @@ final class TcpConnection implements Channel, ProgressThread.Polled {
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
         this.direct = DirectSocket.of(ch);
         this.reads = new ReadQueues(irdLimit, ordLimit);
-        this.tx = new TcpTransmitter(this, ch, crc, mulpdu, reads, sendRtr, holdFirstFpdu);
+        this.tx = new TcpTransmitter(this, ch, crc, mulpdu, reads, sendRtr, holdFirstFpdu, followMss);
         this.rx = new TcpReceiver(this, ch, tx, reads, crc);
     }
 

@@ -38,6 +38,8 @@ import java.util.zip.CRC32C;
 final class TcpTransmitter {
     /** Payloads up to this many bytes are copied into the header slot. */
     static final int SMALL = 1024;
+    /** How often at most the MSS is read again ({@link #followMss}). */
+    static final long MSS_REFRESH_NANOS = 1_000_000L;
     /** FPDUs in one gathering write. */
     private static final int BATCH = 16;
     private static final int SLOT = Ddp.MAX_HEADER + SMALL + 8;
@@ -53,7 +55,19 @@ final class TcpTransmitter {
     /** Direct {@code send} on the socket ({@link TcpConnection#direct}), or null. */
     private final DirectSocket.Path direct;
     private final CRC32C crc;
-    private final int mulpdu;
+    /** The largest ULPDU this side sends now (RFC 5044 MULPDU); follows the MSS when {@link #followMss}. */
+    private int mulpdu;
+    /**
+     * The MULPDU was not configured: it is re-sized from the connection's MSS ({@code TCP_MAXSEG}) when a message
+     * of several FPDUs starts, at most once per {@link #MSS_REFRESH_NANOS}. Linux bounds a connection's MSS by
+     * half the largest window the peer advertised, so a fresh loopback connection reads about 32 KiB and the
+     * MSS reaches the MTU's 65483 bytes once the windows grew: following it halves the FPDUs (and the
+     * receiver's reads) per MiB, and every FPDU still fits one segment. A message keeps the MULPDU it started
+     * with; the receiver takes any ULPDU length.
+     */
+    private final boolean followMss;
+    /** When {@link #mulpdu} was last re-sized from the MSS. */
+    private long mssReadAt;
     private final ByteBuffer[] slots = new ByteBuffer[BATCH];
     private final MemorySegment[] slotSegs = new MemorySegment[BATCH];
     private final ByteBuffer[] trailers = new ByteBuffer[BATCH];
@@ -119,12 +133,14 @@ final class TcpTransmitter {
     private volatile boolean work;
 
     TcpTransmitter(TcpConnection conn, GatheringByteChannel ch, boolean crcOn, int mulpdu, ReadQueues reads,
-            boolean rtr, boolean holdFirstFpdu) {
+            boolean rtr, boolean holdFirstFpdu, boolean followMss) {
         this.conn = conn;
         this.ch = ch;
         this.direct = conn.direct == null ? null : conn.direct.tx;
         this.crc = crcOn ? new CRC32C() : null;
         this.mulpdu = mulpdu;
+        this.followMss = followMss && direct != null;
+        this.mssReadAt = System.nanoTime() - MSS_REFRESH_NANOS;
         this.reads = reads;
         this.rtrPending = rtr;
         this.holding = holdFirstFpdu;
@@ -583,6 +599,25 @@ final class TcpTransmitter {
         }
     }
 
+    /**
+     * A message of several FPDUs starts: re-sizes the MULPDU from the connection's MSS now ({@link #followMss}),
+     * if it was not read in the last {@link #MSS_REFRESH_NANOS}. One {@code getsockopt}, nothing allocated.
+     */
+    private void resizeFromMss() {
+        if (!followMss) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now - mssReadAt < MSS_REFRESH_NANOS) {
+            return;
+        }
+        mssReadAt = now;
+        int mss = direct.maxSegment();
+        if (mss > 0) {
+            mulpdu = TcpConfig.mulpduOfMss(mss);
+        }
+    }
+
     /** Read Responses already started in this batch (so the ring head is not yet advanced for them). */
     private int pendingResponsesInBatch() {
         int n = 0;
@@ -597,6 +632,9 @@ final class TcpTransmitter {
     private void addData(WorkRequest wr, long oi, int qi, boolean tagged) {
         long total = wr.totalLength();
         int hdr = tagged ? Ddp.TAGGED_HEADER : Ddp.UNTAGGED_HEADER;
+        if (curOffset == 0 && total > mulpdu - hdr) {
+            resizeFromMss();
+        }
         long chunk = Math.min(total - curOffset, mulpdu - hdr);
         boolean last = curOffset + chunk == total;
         ByteBuffer b = slot();
@@ -638,6 +676,7 @@ final class TcpTransmitter {
         finishSmall(b, Ddp.UNTAGGED_HEADER + Ddp.READ_REQUEST_HEADER, -1, 0, FPDU_DATA);
     }
 
+    /** The next Read Response FPDU; {@link #responseFits} ran just before (and sized the MULPDU). */
     private void addResponse() {
         ReadQueues.InboundRead r = reads.inbound(pendingResponsesInBatch());
         long chunk = Math.min(r.size - respOffset, mulpdu - Ddp.TAGGED_HEADER);
@@ -672,12 +711,19 @@ final class TcpTransmitter {
         respOffset = last ? 0 : respOffset + chunk;
     }
 
-    /** False when the next Read Response FPDU must be staged (CRC on, large) and the staging area is full. */
+    /**
+     * Called before each {@link #addResponse}: re-sizes the MULPDU when a Read Response of several FPDUs starts
+     * (so the check below and the FPDU use the same one). False when the next Read Response FPDU must be staged
+     * (CRC on, large) and the staging area is full.
+     */
     private boolean responseFits() {
+        ReadQueues.InboundRead r = reads.inbound(pendingResponsesInBatch());
+        if (respOffset == 0 && r.size > mulpdu - Ddp.TAGGED_HEADER) {
+            resizeFromMss();
+        }
         if (crc == null) {
             return true;
         }
-        ReadQueues.InboundRead r = reads.inbound(pendingResponsesInBatch());
         long chunk = Math.min(r.size - respOffset, mulpdu - Ddp.TAGGED_HEADER);
         return chunk <= SMALL || stageUsed + chunk <= stageCapacity();
     }
@@ -691,7 +737,7 @@ final class TcpTransmitter {
     }
 
     private int stageCapacity() {
-        return Math.max(STAGE, mulpdu);
+        return Math.max(STAGE, TcpConfig.LOOPBACK_MULPDU); // the largest MULPDU: it may grow ({@link #followMss})
     }
 
     // ------------------------------------------------------------------ FPDU building

@@ -25,7 +25,7 @@ class TcpEndOfStreamTest {
     @DisplayName("a reset whose error a send took is BROKEN, though the receive path then reads an end of stream")
     void resetTakenBySendIsBroken() throws Exception {
         Ending ending = new Ending();
-        try (TcpRig rig = new TcpRig("eos-reset", ending)) {
+        try (TcpRig rig = new TcpRig("eos-reset", ending, false)) {
             DirectSocket raw = DirectSocket.of(rig.mine);
             assumeTrue(raw != null, "no native access here: no direct send to take the error with");
             MemorySegment one = Arena.ofAuto().allocate(1);
@@ -64,7 +64,7 @@ class TcpEndOfStreamTest {
     @DisplayName("the peer's FIN with nothing in flight is DISCONNECTED (the receive path does not wait for ever)")
     void finIsDisconnected() throws Exception {
         Ending ending = new Ending();
-        try (TcpRig rig = new TcpRig("eos-fin", ending)) {
+        try (TcpRig rig = new TcpRig("eos-fin", ending, false)) {
             rig.peer.shutdownOutput();
             assertEquals("disconnected", ending.future.get(10, TimeUnit.SECONDS));
         }

@@ -109,17 +109,23 @@ class TcpMulpduTest {
                 assertFits(conn.initiatorFpdus(), clientMss, "client to proxy");
                 assertFits(conn.responderFpdus(), serverMss, "server to proxy");
                 // Linux bounds the MSS by half the largest window seen, so a fresh loopback connection reads
-                // about 32 KiB; the MSS grows later, and the FPDUs sized at establishment still fit.
+                // about 32 KiB; the MSS grows later, and the MULPDU with it (TcpMssFollowTest): read at the end,
+                // the sender's MSS is the largest it had, which every FPDU fits.
                 int largest = conn.initiatorFpdus().stream().mapToInt(Fpdu::length).max().orElse(0);
                 assertTrue(largest > 16 * 1024, "the client's large FPDUs are MSS-sized, not small: " + largest);
             }
         }
     }
 
+    /**
+     * The MSS of jdat's socket at the other end of the proxy's {@code leg} (this JVM's, found by its addresses):
+     * the sender's, which sizes its segments and, since issue 18, its FPDUs as it grows. The proxy's own MSS
+     * toward jdat is bounded by half of jdat's window, not the proxy's, so it may stay smaller.
+     */
     private static int mss(Socket leg) {
-        int m = SocketFd.readMaxSegment((InetSocketAddress) leg.getLocalSocketAddress(),
-                (InetSocketAddress) leg.getRemoteSocketAddress());
-        assertTrue(m > 0, "TCP_MAXSEG of the proxy's leg " + leg);
+        int m = SocketFd.readMaxSegment((InetSocketAddress) leg.getRemoteSocketAddress(),
+                (InetSocketAddress) leg.getLocalSocketAddress());
+        assertTrue(m > 0, "TCP_MAXSEG of jdat's socket at the other end of the proxy's leg " + leg);
         return m;
     }
 

@@ -24,19 +24,29 @@ final class TcpRig implements AutoCloseable {
 
     /** @param name the transport's (and its progress thread's) name */
     TcpRig(String name) throws Exception {
-        this(name, new IdleSink());
+        this(name, new IdleSink(), false);
     }
 
     /**
-     * @param name the transport's (and its progress thread's) name
-     * @param sink what the connection reports to in place of the core
+     * @param name      the transport's (and its progress thread's) name
+     * @param followMss the connection's MULPDU (1024 at first) follows its MSS, as an IA's without a configured
+     *                  {@code mulpdu} does
      */
-    TcpRig(String name, ChannelSink sink) throws Exception {
+    TcpRig(String name, boolean followMss) throws Exception {
+        this(name, new IdleSink(), followMss);
+    }
+
+    /**
+     * @param name      the transport's (and its progress thread's) name
+     * @param sink      what the connection reports to in place of the core
+     * @param followMss as in {@link #TcpRig(String, boolean)}
+     */
+    TcpRig(String name, ChannelSink sink, boolean followMss) throws Exception {
         transport = new TcpTransport(name, TcpConfig.parse("127.0.0.1"));
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         peer = SocketChannel.open(server.getLocalAddress());
         mine = server.accept();
-        conn = new TcpConnection(transport, mine, false, 1024, 4, 4, false, false);
+        conn = new TcpConnection(transport, mine, false, 1024, 4, 4, false, false, followMss);
         transport.connections.add(conn);
         conn.start(sink);
     }
