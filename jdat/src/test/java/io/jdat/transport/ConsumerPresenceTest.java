@@ -30,6 +30,11 @@ class ConsumerPresenceTest {
         final AtomicInteger passes = new AtomicInteger();
         final AtomicInteger blocks = new AtomicInteger();
         final AtomicLong firstBlock = new AtomicLong();
+        /**
+         * Counting starts once the test's consumer has been present for a while (the thread's first loops, before
+         * the consumer's first poll, find nobody and block: not what is checked).
+         */
+        volatile boolean armed;
         /** The passes made when {@link #blocked} was counted down. */
         volatile int passesAtBlock;
         volatile CountDownLatch blocked = new CountDownLatch(1);
@@ -43,6 +48,17 @@ class ConsumerPresenceTest {
             polledAt(System.nanoTime());
         }
 
+        /** The consumer polls, then dequeues for 20 ms (the thread's decisions from before are over), then arms. */
+        void presentThenArm() {
+            polled();
+            long end = System.nanoTime() + 20_000_000L;
+            while (System.nanoTime() < end) {
+                eventDequeued();
+                LockSupport.parkNanos(50_000);
+            }
+            armed = true;
+        }
+
         @Override
         protected void periodic(long now) {
         }
@@ -53,12 +69,18 @@ class ConsumerPresenceTest {
 
         @Override
         protected boolean pass() {
-            passes.incrementAndGet();
+            if (armed) {
+                passes.incrementAndGet();
+            }
             return false;
         }
 
         @Override
         protected void block() {
+            if (!armed) {
+                LockSupport.parkNanos(200_000);
+                return;
+            }
             blocks.incrementAndGet();
             firstBlock.compareAndSet(0, System.nanoTime());
             if (blocked.getCount() > 0) {
@@ -80,7 +102,7 @@ class ConsumerPresenceTest {
     void dequeuesCountAsPresence() throws Exception {
         Recorder r = new Recorder();
         try {
-            r.polled();
+            r.presentThenArm();
             long end = System.nanoTime() + 200_000_000L;
             int calls = 0;
             while (System.nanoTime() < end) {
@@ -109,7 +131,7 @@ class ConsumerPresenceTest {
     void handOverEndsPresence() throws Exception {
         Recorder r = new Recorder();
         try {
-            r.polled();
+            r.presentThenArm();
             for (int i = 0; i < 100; i++) {
                 r.eventDequeued();
                 LockSupport.parkNanos(50_000);
