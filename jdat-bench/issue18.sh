@@ -28,7 +28,9 @@
 #   fi tcp    : fi_pingpong -p tcp -e msg -S 64
 #   jdat mem  : `jdat perf --ia mem --op send --test latency --sizes 64 --no-verify` (one process)
 #   spin      : JvmSpinPingPong.java (from the peers' bench directory): two threads, a 64 B payload copied each way
-#   wait      : `jdat perf --op send --test latency --sizes 64 --wait --no-verify` on mem, shm and tcp
+#   wait      : `jdat perf --op send --test latency --sizes 64 --wait --no-verify` on mem, shm and tcp (two
+#               processes for shm and tcp), each with a polling run of the same length when its provider's own
+#               group is not selected (`--only wait` is the wait table alone: polling against --wait, p50/p99, CPU)
 # jdat perf runs from jdat-tools/target/jdat-tools.jar (built first by ./jdat.sh when a source is newer).
 #
 # Figures (all one-way = half a round trip for the ping-pongs): jdat perf's median; ucx_perftest's "typical"
@@ -181,9 +183,15 @@ g_jdat_tcp() {
 g_jdat_mem() {
     perf_one mem jdat:mem "$1" lat --op send --test latency --sizes 64 -n "$(n_of 500000)" --warmup "$(n_of 100000)"
 }
+# g_wait REP: --wait rows, each beside a polling row of the same length (unless the provider's own group ran its
+# polling 64 B send, the figure the table puts them against); so `--only wait` prints the wait table by itself
+POLL=(--op send --test latency --sizes 64)
 g_wait() {
+    want mem || perf_one mem jdat:mem "$1" poll "${POLL[@]}" -n "$(n_of 50000)" --warmup "$(n_of 10000)"
     perf_one mem jdat:mem:wait "$1" wait "${WAIT[@]}" -n "$(n_of 50000)" --warmup "$(n_of 10000)"
+    want shm || perf_two shm jdat:shm "$1" poll "${POLL[@]}" -n "$(n_of 30000)" --warmup "$(n_of 5000)"
     perf_two shm jdat:shm:wait "$1" wait "${WAIT[@]}" -n "$(n_of 30000)" --warmup "$(n_of 5000)"
+    want tcp || perf_two tcp jdat:tcp "$1" poll "${POLL[@]}" -n "$(n_of 20000)" --warmup "$(n_of 5000)"
     perf_two tcp jdat:tcp:wait "$1" wait "${WAIT[@]}" -n "$(n_of 20000)" --warmup "$(n_of 5000)"
 }
 

@@ -304,7 +304,11 @@ public final class CoreEvd extends CoreObject implements EventDispatcher {
         if (waiter != null) {
             throw Fail.state(DatReturnSubtype.INVALID_STATE_EVD_WAITER, "a thread waits on this EVD (EVQ-03)");
         }
-        return poll(event) || (ia.transport.progress() && poll(event));
+        if (poll(event)) {
+            ia.transport.eventDequeued(); // presence: a busy consumer, though it does not poll now
+            return true;
+        }
+        return ia.transport.progress() && poll(event);
     }
 
     /** True when the waiter may return: a notifying event is queued and at least {@code threshold} are. */

@@ -220,6 +220,11 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
     }
 
     @Override
+    public void eventDequeued() {
+        progress.eventDequeued();
+    }
+
+    @Override
     protected void abandon(ShmConnection c) {
         c.abandon();
     }

@@ -111,6 +111,16 @@ public interface Transport {
     }
 
     /**
+     * A consumer's {@code dat_evd_dequeue} on one of this IA's event dispatchers returned an event (without
+     * calling {@link #progress}): the consumer is busy, not gone. A transport whose own thread stands aside
+     * while a consumer polls counts these as the consumer's presence (a consumer handling the events of many
+     * connections dequeues for a long time between two polls). On every successful dequeue: must be a plain or
+     * opaque store at most (no fence, no allocation, no clock read). Default: nothing.
+     */
+    default void eventDequeued() {
+    }
+
+    /**
      * Closes the transport: listeners stop, every connection is aborted (peers see
      * {@code DAT_CONNECTION_EVENT_BROKEN}) without calling back into the core.
      */

@@ -100,6 +100,11 @@ final class TcpTransport extends IaTransport<InetSocketAddress, TcpConnection> {
         progress.pollerIdle();
     }
 
+    @Override
+    public void eventDequeued() {
+        progress.eventDequeued();
+    }
+
     /**
      * {@code dat_ia_close} graceful: connections still closing gracefully (their EPs disconnected or freed)
      * first hand the peer their last bytes and see its FIN, for at most {@code close_timeout}; then as

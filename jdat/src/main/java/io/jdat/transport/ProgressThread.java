@@ -3,6 +3,8 @@ package io.jdat.transport;
 import io.jdat.spi.ConnectionSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.channels.Selector;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
@@ -18,8 +20,27 @@ import java.util.concurrent.locks.LockSupport;
  * does not ({@link #whilePolled}); otherwise one pass of work ({@link #pass}), then spin or block
  * ({@link #block}) as the idle strategy says. A selector or task failure never ends the loop.
  *
- * <p>Memory ordering: {@link #lastPoll} is volatile, written by pollers and read by this thread; tasks go
- * through a concurrent queue; {@link #wake} unparks the thread and wakes its selector, wherever it waits.
+ * <p>Presence. A consumer counts as polling while it called {@link #polledAt} within the poller grace, or, once
+ * it has polled at all ({@link #lastPoll} not 0), while its successful dequeues keep coming
+ * ({@link #eventDequeued}, counted between two looks of this thread): a consumer busy with many connections
+ * dequeues and handles the events of one pass for milliseconds (at 1024 connections, 10-25 ms per cycle) without
+ * polling, and a grace long enough for that would leave the bytes of a consumer that stopped polling waiting as
+ * long. Once the dequeues stop, the thread takes over after at most one park slice plus the grace.
+ *
+ * <p>Just gone. For {@link #CONSUMER_RETURN_MICROS} after a consumer was last present (and unless it handed over
+ * with {@link #pollerIdle}), the thread expects it back: it makes one pass per park slice, and neither spins
+ * nor blocks. One consumer thread often serves several IAs in turn (a server and a client IA in one process,
+ * or IAs of several providers), or handles a burst of events between two polls of this IA; taken for absence,
+ * each of these gaps made the thread spin on a core the consumer needs, and its sleep decision made every hot
+ * connection of a busy {@code shm} IA cold (the peer then rings a doorbell for every message; issue 18, 1024
+ * connections). A consumer that truly left without a wait leaves its peers' bytes at most one slice until the
+ * window ends, then the thread works and sleeps as before.
+ *
+ * <p>Memory ordering: {@link #lastPoll} is volatile, written by pollers and read by this thread; the dequeue
+ * count is written with an opaque store (no fence: a plain {@code mov} on x86, on the consumer's hot path) and
+ * read with an opaque load: a heuristic that needs no ordering with anything else, only that the thread sees a
+ * changed count eventually (within its next slice). Tasks go through a concurrent queue; {@link #wake} unparks
+ * the thread and wakes its selector, wherever it waits.
  */
 public abstract class ProgressThread<C extends ProgressThread.Polled> implements Runnable {
     /** A connection the thread, or a consumer that polls, makes progress on. */
@@ -43,6 +64,29 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
     private final BackoffIdle idle;
     /** When a consumer last polled (0: no poller). Written by pollers, read by this thread. */
     private volatile long lastPoll;
+    /**
+     * Consumers' successful dequeues on this IA's event dispatchers ({@link #eventDequeued}), at index
+     * {@link #DEQUEUED}, a cache line away from the array's ends and from this object's other fields: consumers
+     * write it on every dequeue, this thread reads it once per loop.
+     */
+    private final long[] dequeued = new long[2 * DEQUEUED + 1];
+    private static final int DEQUEUED = 8;
+    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+    /** The dequeue count at this thread's previous look (thread-confined). */
+    private long dequeuedSeen;
+    /** When this thread last found a consumer present ({@link #consumerPresent}; thread-confined). */
+    private long presentAt;
+    /**
+     * How long after a consumer was last present this thread still expects it back ({@link #CONSUMER_RETURN_MICROS}).
+     */
+    private final long consumerReturnNanos = CONSUMER_RETURN_MICROS * 1000;
+    /**
+     * How long after a consumer was last present (it polled within the grace, or its dequeues kept coming) the
+     * thread still expects it back: meanwhile it makes one pass per park slice and neither spins nor blocks,
+     * so it neither takes a core from a consumer between two of its visits nor makes the hot connections of
+     * a busy IA cold (system property {@code jdat.progress.consumerReturnMicros}; default 20 ms, 0 turns it off).
+     */
+    public static final long CONSUMER_RETURN_MICROS = Long.getLong("jdat.progress.consumerReturnMicros", 20_000L);
     private volatile boolean running = true;
 
     /**
@@ -150,6 +194,37 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
         lastPoll = now | 1;
     }
 
+    /**
+     * A consumer dequeued an event from one of this IA's event dispatchers ({@code dat_evd_dequeue} that returned
+     * one): while these keep coming, a consumer that has polled counts as polling (see the class comment). On the
+     * consumer's hot path: a plain load and an opaque store (no fence, no allocation, no clock read); racy across
+     * consumers on purpose (a lost increment still changes the count).
+     */
+    public final void eventDequeued() {
+        LONGS.setOpaque(dequeued, DEQUEUED, (long) LONGS.get(dequeued, DEQUEUED) + 1);
+    }
+
+    /** True when consumers dequeued since this thread's previous call (thread-confined: the loop's). */
+    private boolean dequeuedSinceLastLook() {
+        long d = (long) LONGS.getOpaque(dequeued, DEQUEUED);
+        if (d == dequeuedSeen) {
+            return false;
+        }
+        dequeuedSeen = d;
+        return true;
+    }
+
+    /**
+     * Whether a consumer counts as polling at {@code now}: it polled within the grace, or it has polled
+     * ({@code lastPoll != 0}: not handed over with {@link #pollerIdle}) and dequeued since this thread's previous
+     * look. Called once per loop (it moves the look).
+     */
+    private boolean consumerPresent(long now) {
+        boolean dequeuing = dequeuedSinceLastLook();
+        long lp = lastPoll;
+        return lp != 0 && (now - lp < pollerGraceNanos || dequeuing);
+    }
+
     /** When a consumer last polled, 0 when none does. */
     protected final long lastPoll() {
         return lastPoll;
@@ -176,13 +251,21 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
 
     private void loop() {
         idle.woke(System.nanoTime());
+        presentAt = System.nanoTime() - consumerReturnNanos - 1; // not just gone
         while (running) {
             try {
                 runTasks();
                 long t = System.nanoTime();
                 periodic(t);
-                long lp = lastPoll;
-                if (lp != 0 && t - lp < pollerGraceNanos) {
+                if (consumerPresent(t)) {
+                    presentAt = t;
+                    LockSupport.parkNanos(this, pollerParkNanos);
+                    whilePolled();
+                    continue;
+                }
+                if (lastPoll != 0 && t - presentAt < consumerReturnNanos) {
+                    // Just gone: one pass per slice, no spin, no sleep decision (see the class comment).
+                    pass();
                     LockSupport.parkNanos(this, pollerParkNanos);
                     whilePolled();
                     continue;
