@@ -4,30 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.jdat.CloseFlags;
 import io.jdat.CompletionFlags;
 import io.jdat.DatEvent;
 import io.jdat.DatException;
 import io.jdat.DtoCompletionStatus;
-import io.jdat.EpAttr;
-import io.jdat.Endpoint;
-import io.jdat.EventDispatcher;
-import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
-import io.jdat.IaAttr;
-import io.jdat.InterfaceAdapter;
-import io.jdat.Lmr;
-import io.jdat.LmrTriplet;
-import io.jdat.MemPriv;
-import io.jdat.MemType;
-import io.jdat.ProtectionZone;
-import io.jdat.PspFlags;
-import io.jdat.PublicServicePoint;
-import io.jdat.Qos;
-import io.jdat.RegionDescription;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.net.SocketAddress;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -64,9 +45,9 @@ class ShmColdExchangeTest {
     @DisplayName("SND-01: 16 connections gone cold, full look off: each makes 2000 Send/answer round trips on the"
             + " board's marks, and a Send completes before or with its answer (two request DTOs per EP)")
     void coldConnectionsKeepExchanging() throws Exception {
-        try (Arena arena = Arena.ofShared(); Side server = new Side(arena, false);
-                Side client = new Side(arena, true)) {
-            connect(server, client);
+        try (Arena arena = Arena.ofShared(); ManyEpSide server = new ManyEpSide(arena, N, false);
+                ManyEpSide client = new ManyEpSide(arena, N, true)) {
+            ManyEpSide.connect(server, client);
             for (int i = 0; i < N; i++) {
                 client.eps[i].postRecv(1, client.recv[i], i, CompletionFlags.DEFAULT);
                 server.eps[i].postRecv(1, server.recv[i], i, CompletionFlags.DEFAULT);
@@ -137,67 +118,5 @@ class ShmColdExchangeTest {
     private static int received(DatEvent e) {
         assertEquals(DtoCompletionStatus.SUCCESS, e.status(), "receive " + e);
         return (int) e.userCookie();
-    }
-
-    private static void connect(Side server, Side client) {
-        EventDispatcher crEvd = EventDispatcher.create(server.ia, 2 * N, null, EvdFlags.CR);
-        PublicServicePoint psp = PublicServicePoint.createAny(server.ia, crEvd, PspFlags.CONSUMER);
-        SocketAddress to = server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
-        for (int i = 0; i < N; i++) {
-            client.createEp(i).connect(to, psp.connQual(), 60_000_000, 0, null, Qos.BEST_EFFORT, 0);
-        }
-        DatEvent e = new DatEvent();
-        int accepted = 0;
-        int up = 0;
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (up < 2 * N && System.nanoTime() < deadline) {
-            if (crEvd.dequeue(e)) {
-                e.cr().accept(server.createEp(accepted++), 0, null);
-            } else if (server.connEvd.dequeue(e) || client.connEvd.dequeue(e)) {
-                assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, e.eventNumber());
-                up++;
-            } else {
-                Thread.onSpinWait();
-            }
-        }
-        assertTrue(up == 2 * N, up + " of " + 2 * N + " established");
-        psp.free();
-    }
-
-    /** One side: an IA, a receive EVD, a request EVD, a connection EVD, one buffer and N EPs. */
-    private static final class Side implements AutoCloseable {
-        final InterfaceAdapter ia = InterfaceAdapter.open(ShmTesting.SHM, 16, null);
-        final ProtectionZone pz = ProtectionZone.create(ia);
-        final EventDispatcher recvEvd = EventDispatcher.create(ia, 2 * N + 16, null, EvdFlags.DTO);
-        final EventDispatcher reqEvd;
-        final EventDispatcher connEvd = EventDispatcher.create(ia, 2 * N + 16, null, EvdFlags.CONNECTION);
-        final Lmr lmr;
-        final Endpoint[] eps = new Endpoint[N];
-        final LmrTriplet[][] send = new LmrTriplet[N][];
-        final LmrTriplet[][] recv = new LmrTriplet[N][];
-        final EpAttr attr;
-
-        /** {@code shared}: requests complete on the receive EVD, in one order with the receives. */
-        Side(Arena arena, boolean shared) {
-            reqEvd = shared ? recvEvd : EventDispatcher.create(ia, 2 * N + 16, null, EvdFlags.DTO);
-            MemorySegment buf = arena.allocate(N * 256L, 4096);
-            lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(buf), buf.byteSize(), pz, MemPriv.ALL);
-            for (int i = 0; i < N; i++) {
-                send[i] = new LmrTriplet[] {lmr.triplet(i * 256L, 64)};
-                recv[i] = new LmrTriplet[] {lmr.triplet(i * 256L + 128, 64)};
-            }
-            attr = ia.defaultEpAttr().maxRecvDtos(2).maxRequestDtos(2)
-                    .recvCompletionFlags(CompletionFlags.DEFAULT).requestCompletionFlags(CompletionFlags.DEFAULT);
-        }
-
-        Endpoint createEp(int i) {
-            eps[i] = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, attr);
-            return eps[i];
-        }
-
-        @Override
-        public void close() {
-            ia.close(CloseFlags.ABRUPT);
-        }
     }
 }

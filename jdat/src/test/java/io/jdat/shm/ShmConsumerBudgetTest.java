@@ -4,29 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jdat.CloseFlags;
 import io.jdat.CompletionFlags;
 import io.jdat.DatEvent;
 import io.jdat.DtoCompletionStatus;
-import io.jdat.EpAttr;
-import io.jdat.Endpoint;
-import io.jdat.EventDispatcher;
-import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
-import io.jdat.IaAttr;
-import io.jdat.InterfaceAdapter;
-import io.jdat.Lmr;
-import io.jdat.LmrTriplet;
-import io.jdat.MemPriv;
-import io.jdat.MemType;
-import io.jdat.ProtectionZone;
-import io.jdat.PspFlags;
-import io.jdat.PublicServicePoint;
-import io.jdat.Qos;
-import io.jdat.RegionDescription;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.net.SocketAddress;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -48,8 +29,9 @@ class ShmConsumerBudgetTest {
     @DisplayName("EVD-dequeue with 128 hot shm connections: an empty poll visits at most 64 of them, and every Send"
             + " still reaches a consumer that polls on")
     void consumerPollVisitsABudget() throws Exception {
-        try (Arena arena = Arena.ofShared(); Side server = new Side(arena); Side client = new Side(arena)) {
-            connect(server, client);
+        try (Arena arena = Arena.ofShared(); ManyEpSide server = new ManyEpSide(arena, N, false);
+                ManyEpSide client = new ManyEpSide(arena, N, false)) {
+            ManyEpSide.connect(server, client);
             for (int i = 0; i < N; i++) {
                 server.eps[i].postRecv(1, server.recv[i], i, CompletionFlags.DEFAULT);
             }
@@ -85,7 +67,7 @@ class ShmConsumerBudgetTest {
      * until all N arrived (a consumer that polls all along: it, not the progress thread, takes the Sends, and
      * the connections stay hot).
      */
-    private static void sendEachAndReceive(Side server, Side client) {
+    private static void sendEachAndReceive(ManyEpSide server, ManyEpSide client) {
         DatEvent e = new DatEvent();
         for (int k = 0; k < 10_000; k++) {
             assertFalse(server.recvEvd.dequeue(e), "nothing in flight");
@@ -108,66 +90,6 @@ class ShmConsumerBudgetTest {
                 received++;
                 server.eps[i].postRecv(1, server.recv[i], i, CompletionFlags.DEFAULT);
             }
-        }
-    }
-
-    private static void connect(Side server, Side client) {
-        EventDispatcher crEvd = EventDispatcher.create(server.ia, 2 * N, null, EvdFlags.CR);
-        PublicServicePoint psp = PublicServicePoint.createAny(server.ia, crEvd, PspFlags.CONSUMER);
-        SocketAddress to = server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
-        for (int i = 0; i < N; i++) {
-            client.createEp(i).connect(to, psp.connQual(), 60_000_000, 0, null, Qos.BEST_EFFORT, 0);
-        }
-        DatEvent e = new DatEvent();
-        int accepted = 0;
-        int up = 0;
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (up < 2 * N && System.nanoTime() < deadline) {
-            if (crEvd.dequeue(e)) {
-                e.cr().accept(server.createEp(accepted++), 0, null);
-            } else if (server.connEvd.dequeue(e) || client.connEvd.dequeue(e)) {
-                assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, e.eventNumber());
-                up++;
-            } else {
-                Thread.onSpinWait();
-            }
-        }
-        assertEquals(2 * N, up, "established");
-        psp.free();
-    }
-
-    /** One side: an IA, receive, request and connection EVDs, one buffer and N EPs. */
-    private static final class Side implements AutoCloseable {
-        final InterfaceAdapter ia = InterfaceAdapter.open(ShmTesting.SHM, 16, null);
-        final ProtectionZone pz = ProtectionZone.create(ia);
-        final EventDispatcher recvEvd = EventDispatcher.create(ia, 2 * N + 16, null, EvdFlags.DTO);
-        final EventDispatcher reqEvd = EventDispatcher.create(ia, 2 * N + 16, null, EvdFlags.DTO);
-        final EventDispatcher connEvd = EventDispatcher.create(ia, 2 * N + 16, null, EvdFlags.CONNECTION);
-        final Lmr lmr;
-        final Endpoint[] eps = new Endpoint[N];
-        final LmrTriplet[][] send = new LmrTriplet[N][];
-        final LmrTriplet[][] recv = new LmrTriplet[N][];
-        final EpAttr attr;
-
-        Side(Arena arena) {
-            MemorySegment buf = arena.allocate(N * 256L, 4096);
-            lmr = Lmr.create(ia, MemType.VIRTUAL, RegionDescription.forVa(buf), buf.byteSize(), pz, MemPriv.ALL);
-            for (int i = 0; i < N; i++) {
-                send[i] = new LmrTriplet[] {lmr.triplet(i * 256L, 64)};
-                recv[i] = new LmrTriplet[] {lmr.triplet(i * 256L + 128, 64)};
-            }
-            attr = ia.defaultEpAttr().maxRecvDtos(2).maxRequestDtos(2)
-                    .recvCompletionFlags(CompletionFlags.DEFAULT).requestCompletionFlags(CompletionFlags.DEFAULT);
-        }
-
-        Endpoint createEp(int i) {
-            eps[i] = Endpoint.create(ia, pz, recvEvd, reqEvd, connEvd, attr);
-            return eps[i];
-        }
-
-        @Override
-        public void close() {
-            ia.close(CloseFlags.ABRUPT);
         }
     }
 }
