@@ -357,7 +357,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
 
     @Override
     public boolean progress() {
-        consumer.polled(System.nanoTime());
+        consumer.polled();
         if (STATS) {
             stConsumerPolls++;
         }
