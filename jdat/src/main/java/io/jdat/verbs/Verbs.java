@@ -30,18 +30,32 @@ final class Verbs {
     /** Blocking calls into the kernel must not be critical; short ones may skip the thread-state switch. */
     private static final Linker.Option[] NONE = {};
 
+    /*
+     * The data-path handles take the function pointer as a MemorySegment (the first argument of an unbound downcall
+     * handle) and every pointer of the C signature as a raw address (JAVA_LONG: the same INTEGER-class register as a pointer in the x86-64 System V and
+     * AArch64 ABIs, the only ones jdat runs on). A MemorySegment argument costs, per call, a null and nativeness
+     * check and, for a segment of a shared arena, an atomic acquire and release of its session; under C1 (and
+     * under emulation) that was a visible share of the consumer's poll loop (docs/verbs.md, "Where the time
+     * goes"). The callers keep those segments alive themselves: a QP's work requests and completion array are
+     * freed only under the locks that serialise their use (the core's EP transmit lock for post_send, the IA's
+     * pollLock for poll_cq, the connection's receive lock for post_recv, the SRQ's lock for post_srq_recv).
+     *
+     * All are critical (no Java-to-native thread-state transition): post_send, post_recv and post_srq_recv queue
+     * work requests and ring a doorbell (an MMIO store on a NIC; rdma_rxe and siw: a write(2) of a few bytes to
+     * the uverbs fd that returns without sleeping), poll_cq and req_notify_cq read or write the CQ's memory.
+     */
     /** {@code int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)}: pointer first. */
-    static final MethodHandle POST_SEND = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
-            ADDRESS));
+    static final MethodHandle POST_SEND = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG,
+            JAVA_LONG), Linker.Option.critical(false));
     /** {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)}: pointer first. */
     static final MethodHandle POST_RECV = POST_SEND;
     /** {@code int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **)}: pointer first. */
     static final MethodHandle POST_SRQ_RECV = POST_SEND;
     /** {@code int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *)}: pointer first. */
-    static final MethodHandle POLL_CQ = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT,
-            ADDRESS), Linker.Option.critical(false));
+    static final MethodHandle POLL_CQ = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT,
+            JAVA_LONG), Linker.Option.critical(false));
     /** {@code int (*req_notify_cq)(struct ibv_cq *, int solicited_only)}: pointer first. */
-    static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS,
+    static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG,
             JAVA_INT), Linker.Option.critical(false));
 
     /** Why the bindings cannot be loaded, in one line. */

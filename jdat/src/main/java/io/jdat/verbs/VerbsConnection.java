@@ -139,6 +139,15 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private MemorySegment badRecv;
 
     private MemorySegment wcs;
+    /**
+     * Raw addresses of the QP, the CQ, {@link #wcs} and the bad-WR words, for the data-path downcalls
+     * ({@link Verbs#POST_SEND}): set with them in {@link #createQp}, before the connection is UP.
+     */
+    private long qpAddress;
+    private long cqAddress;
+    private long wcsAddress;
+    private long badWrAddress;
+    private long badRecvAddress;
 
     private VerbsConnection(VerbsTransport t, EndpointResources res, boolean active, ActiveHandler ah,
             PassiveHandler ph, byte[] privateData, int ird, int ord) {
@@ -267,7 +276,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             return false;
         }
         qp = id.get(ADDRESS, offset(CM_ID_HEAD, "qp"));
-        int r = call(() -> (int) Verbs.REQ_NOTIFY_CQ.invokeExact(t.reqNotifyFn, cq, 0));
+        int r = call(() -> (int) Verbs.REQ_NOTIFY_CQ.invokeExact(t.reqNotifyFn, cq.address(), 0));
         sendWrs = arena.allocate(SEND_WR, sendDepth);
         sendSges = arena.allocate(SGE, (long) sendDepth * sendSge);
         sendLengths = new long[sendDepth];
@@ -289,6 +298,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         badWr = arena.allocate(ADDRESS);
         badRecv = arena.allocate(ADDRESS);
         wcs = arena.allocate(WC, POLL_BATCH);
+        qpAddress = qp.address();
+        cqAddress = cq.address();
+        badWrAddress = badWr.address();
+        badRecvAddress = badRecv.address();
+        wcsAddress = wcs.address();
         return true;
     }
 
@@ -444,7 +458,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     /** Asks for the CQ's next completion event ({@code ibv_req_notify_cq}; the IA's pollLock held). */
     void arm() {
         if (!destroyed && !cq.equals(MemorySegment.NULL)) {
-            int r = call(() -> (int) Verbs.REQ_NOTIFY_CQ.invokeExact(t.reqNotifyFn, cq, 0));
+            int r = call(() -> (int) Verbs.REQ_NOTIFY_CQ.invokeExact(t.reqNotifyFn, cq.address(), 0));
         }
     }
 
@@ -590,7 +604,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         sendPosted = n + parts;
         int rc;
         try {
-            rc = (int) Verbs.POST_SEND.invokeExact(t.postSendFn, qp, w.asSlice(slot * wrSize, wrSize), badWr);
+            rc = (int) Verbs.POST_SEND.invokeExact(t.postSendFn, qpAddress, w.address() + slot * wrSize, badWrAddress);
         } catch (Throwable e) {
             rc = -1;
         }
@@ -654,7 +668,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
 
     private int postRecv(long base) {
         try {
-            return (int) Verbs.POST_SEND.invokeExact(t.postRecvFn, qp, recvWrs.asSlice(base, RECV_WR.byteSize()), badRecv);
+            return (int) Verbs.POST_RECV.invokeExact(t.postRecvFn, qpAddress, recvWrs.address() + base, badRecvAddress);
         } catch (Throwable e) {
             return -1;
         }
@@ -680,7 +694,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         }
         int n;
         try {
-            n = (int) Verbs.POLL_CQ.invokeExact(t.pollCqFn, cq, POLL_BATCH, wcs);
+            n = (int) Verbs.POLL_CQ.invokeExact(t.pollCqFn, cqAddress, POLL_BATCH, wcsAddress);
         } catch (Throwable e) {
             n = -1;
         }

@@ -191,8 +191,8 @@ final class VerbsSrq implements DeviceSrq {
                 wrs.set(JAVA_INT, base + RWR_NUM_SGE, count);
                 int rc;
                 try {
-                    rc = (int) Verbs.POST_SRQ_RECV.invokeExact(t.postSrqRecvFn, srq,
-                            wrs.asSlice(base, RECV_WR.byteSize()), bad);
+                    rc = (int) Verbs.POST_SRQ_RECV.invokeExact(t.postSrqRecvFn, srq.address(), wrs.address() + base,
+                            bad.address());
                 } catch (Throwable e) {
                     rc = -1;
                 }

@@ -357,7 +357,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
 
     @Override
     public boolean progress() {
-        consumer.polled(System.nanoTime());
+        consumer.polled();
         if (STATS) {
             stConsumerPolls++;
         }
@@ -518,7 +518,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
                             }
                             cqsUnarmed = true; // the poller takes its completions; no event per completion
                         } else {
-                            int r = (int) Verbs.REQ_NOTIFY_CQ.invokeExact(reqNotifyFn, cq, 0);
+                            int r = (int) Verbs.REQ_NOTIFY_CQ.invokeExact(reqNotifyFn, cq.address(), 0);
                         }
                     }
                 }

@@ -3,6 +3,8 @@ package io.jdat.verbs;
 import static io.jdat.verbs.VerbsLayouts.offset;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodType;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -12,6 +14,21 @@ import org.junit.jupiter.api.Test;
  * the System V x86-64 ABI's alignment rules). A wrong layout would make the device read garbage work requests.
  */
 class VerbsLayoutsTest {
+    @Test
+    @DisplayName("the data-path downcalls: the function pointer as a segment, then the C arguments as raw addresses")
+    void dataPathHandleTypes() {
+        // The call sites use invokeExact with exactly these types: a mismatch is a WrongMethodTypeException on the
+        // device only (the guest), after the connection's CQ is created.
+        MethodType post = MethodType.methodType(int.class, MemorySegment.class, long.class, long.class, long.class);
+        assertEquals(post, Verbs.POST_SEND.type(), "post_send(qp, wr, bad_wr)");
+        assertEquals(post, Verbs.POST_RECV.type(), "post_recv(qp, wr, bad_wr)");
+        assertEquals(post, Verbs.POST_SRQ_RECV.type(), "post_srq_recv(srq, wr, bad_wr)");
+        assertEquals(MethodType.methodType(int.class, MemorySegment.class, long.class, int.class, long.class),
+                Verbs.POLL_CQ.type(), "poll_cq(cq, n, wc)");
+        assertEquals(MethodType.methodType(int.class, MemorySegment.class, long.class, int.class),
+                Verbs.REQ_NOTIFY_CQ.type(), "req_notify_cq(cq, solicited_only)");
+    }
+
     @Test
     @DisplayName("struct ibv_sge, ibv_recv_wr, ibv_wc: sizes 16, 32, 48 and their offsets")
     void smallStructs() {
