@@ -32,8 +32,9 @@ final class Verbs {
 
     /*
      * The data-path handles take the function pointer as a MemorySegment (the first argument of an unbound downcall
-     * handle) and every pointer of the C signature as a raw address (JAVA_LONG: the same INTEGER-class register as a pointer in the x86-64 System V and
-     * AArch64 ABIs, the only ones jdat runs on). A MemorySegment argument costs, per call, a null and nativeness
+     * handle) and every pointer of the C signature as a raw address (JAVA_LONG: in every LP64 ABI the JDK's linker
+     * supports, x86-64 System V, AArch64, ppc64le, s390x and RISC-V, a 64-bit integer argument travels in the same
+     * general-purpose register as a pointer). A MemorySegment argument costs, per call, a null and nativeness
      * check and, for a segment of a shared arena, an atomic acquire and release of its session; under C1 (and
      * under emulation) that was a visible share of the consumer's poll loop (docs/verbs.md, "Where the time
      * goes"). The callers keep those segments alive themselves: a QP's work requests and completion array are
