@@ -129,6 +129,13 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
 
     // Receive queue: slots [recvDone, recvPosted) are at the device. Filled under recvLock.
     private final ReentrantLock recvLock = new ReentrantLock();
+    /**
+     * Held by {@link #submit} across its state check and the post, and taken by {@link #destroy} before it frees
+     * the QP and the work requests: the data-path downcalls take raw addresses ({@link Verbs#POST_SEND}), which no
+     * arena keeps alive, so a post racing a close (the consumer's, under the core's EP lock, against the progress
+     * thread's destroy) must end before the memory goes. Uncontended: one lock and unlock per post.
+     */
+    private final ReentrantLock sendLock = new ReentrantLock();
     private int recvDepth;
     private int recvSge;
     private MemorySegment recvWrs;
@@ -506,9 +513,19 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
 
     @Override
     public void submit(WorkRequest wr) {
-        if (state != UP) {
-            return; // closed: the core flushes it
+        sendLock.lock();
+        try {
+            if (state != UP || destroyed) {
+                return; // closed: the core flushes it
+            }
+            submitLocked(wr);
+        } finally {
+            sendLock.unlock();
         }
+    }
+
+    /** {@link #submit} with {@link #sendLock} held and the connection UP. */
+    private void submitLocked(WorkRequest wr) {
         long n = sendPosted;
         int slot = (int) (n % sendDepth);
         long sgeAt = (long) slot * sendSge * SGE.byteSize();
@@ -879,6 +896,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private void destroy() {
         t.pollLock.lock();
         recvLock.lock();
+        sendLock.lock(); // a post in flight ends first: it uses the QP and this arena's work requests by address
         try {
             if (destroyed) {
                 return;
@@ -905,6 +923,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             VerbsSrq.retryClosed(t);
             VerbsDomain.retryClosed(t);
         } finally {
+            sendLock.unlock();
             recvLock.unlock();
             t.pollLock.unlock();
         }
