@@ -193,16 +193,18 @@ class ShmStreamEndingTest {
     /** Streams on {@code s} until its connection ended and everything completed; ends it with {@code ending}. */
     private static void drive(StreamEnd s, Ending ending, int at, Pair.Side side) {
         boolean[] fired = {false};
+        boolean[] reached = {false};
         long deadline = System.nanoTime() + 60_000_000_000L;
         long drainBy = Long.MAX_VALUE;
         while (!s.done()) {
-            int[] when = {0};
             s.step(n -> {
-                if (n >= at && when[0] == 0) {
-                    when[0] = n;
+                if (n >= at) {
+                    reached[0] = true;
                 }
             });
-            if (ending != null && !fired[0] && when[0] != 0) {
+            // End in the middle of a two-way stream: after `at` completions and once a receive completed here too
+            // (a small ring can let one side's first 40 requests complete before the peer's first Send arrives).
+            if (ending != null && !fired[0] && reached[0] && s.receivesOk > 0) {
                 fired[0] = true;
                 switch (ending) {
                     case CLIENT_GRACEFUL, SERVER_GRACEFUL -> s.disconnect(true);

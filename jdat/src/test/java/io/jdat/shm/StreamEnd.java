@@ -102,7 +102,10 @@ final class StreamEnd {
     private final boolean[] lastWriteOk = new boolean[WRITE_SLOTS];
     /** Other statuses seen ({@link #failAt}), by cookie: the tests say which they expect. */
     final java.util.TreeMap<Long, DtoCompletionStatus> failures = new java.util.TreeMap<>();
-    /** A request to post with a wrong RMR context (the peer refuses it): the posting index, -1 for none. */
+    /**
+     * A Write to post with a wrong RMR context (the peer refuses it): the first Write from this posting index on,
+     * once a receive completed on this side; -1 for none.
+     */
     long badWriteAt = -1;
     long badWriteCookie = -1;
     /** The first request that did not succeed, or -1. */
@@ -258,7 +261,8 @@ final class StreamEnd {
                 p = new Posted(op, seq, slot, len);
                 outstanding.put(cookie, p);
                 int ctx = peerWrites.rmrContext();
-                if (nextRequest == badWriteAt) {
+                // the first Write from badWriteAt on, once a receive completed here (the stream goes both ways)
+                if (badWriteAt >= 0 && badWriteCookie < 0 && nextRequest >= badWriteAt && receivesOk > 0) {
                     ctx ^= 0x5a5a0000; // a context the peer never gave: refused at the target (RWR-09)
                     badWriteCookie = cookie;
                 }
