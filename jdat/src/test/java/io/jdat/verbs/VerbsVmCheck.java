@@ -670,10 +670,8 @@ public final class VerbsVmCheck {
             sentinel(p.server.buf);
             long base = p.server.lmr.registeredAddress();
             Rmr rmr = Rmr.create(p.server.pz);
-            int c1 = rmr.bind(p.server.lmr.triplet(8192, 4096), MemPriv.REMOTE_READ | MemPriv.REMOTE_WRITE,
-                    p.server.ep, 81, CompletionFlags.DEFAULT);
-            bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, 81);
-            RmrTriplet t1 = new RmrTriplet(c1, base + 8192, 4096);
+            RmrTriplet t1 = bound(p, rmr, MemPriv.REMOTE_READ | MemPriv.REMOTE_WRITE, 81);
+            int c1 = t1.rmrContext();
             fill(p.client.buf, 0, 4096, 8);
             p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 82, t1, CompletionFlags.DEFAULT);
             dtoOk(p.client.reqEvd, 82, 4096);
@@ -694,16 +692,7 @@ public final class VerbsVmCheck {
                     CompletionFlags.DEFAULT);
             dtoOk(p.client.reqEvd, 85, 4096);
             assertPattern(p.client.buf, 20480, 4096, 9, 0, "read through the rebound RMR");
-            // RMB-06: the first context, after the rebind completed
-            byte[] before = DataPath.snapshot(p.server.buf);
-            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 86, CompletionFlags.DEFAULT);
-            p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 64), 87, t1, CompletionFlags.DEFAULT);
-            DatEvent e = next(p.client.reqEvd);
-            assertEquals(87, e.userCookie());
-            writerStatus(e);
-            expectRefusedBreaks(p);
-            DataPath.assertUnchanged(p.server.buf, before, "the region after the stale write");
-            dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 86);
+            refusedWrite(p, t1, 64, 86, "the region after the first context's write"); // RMB-06, after the rebind
             rmr.free();
         }
     }
@@ -713,20 +702,9 @@ public final class VerbsVmCheck {
         try (Pair p = connected()) {
             sentinel(p.server.buf);
             Rmr rmr = Rmr.create(p.server.pz);
-            int ctx = rmr.bind(p.server.lmr.triplet(8192, 4096), MemPriv.REMOTE_READ, p.server.ep, 91,
-                    CompletionFlags.DEFAULT);
-            bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, 91);
-            byte[] before = DataPath.snapshot(p.server.buf);
-            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 92, CompletionFlags.DEFAULT);
+            RmrTriplet t = bound(p, rmr, MemPriv.REMOTE_READ, 91);
             fill(p.client.buf, 0, 4096, 10);
-            p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 93,
-                    new RmrTriplet(ctx, p.server.lmr.registeredAddress() + 8192, 4096), CompletionFlags.DEFAULT);
-            DatEvent e = next(p.client.reqEvd);
-            assertEquals(93, e.userCookie());
-            writerStatus(e);
-            expectRefusedBreaks(p);
-            DataPath.assertUnchanged(p.server.buf, before, "the read-only RMR's region");
-            dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 92);
+            refusedWrite(p, t, 4096, 92, "the read-only RMR's region");
             rmr.free();
         }
     }
@@ -736,25 +714,38 @@ public final class VerbsVmCheck {
         try (Pair p = connected()) {
             sentinel(p.server.buf);
             Rmr rmr = Rmr.create(p.server.pz);
-            int ctx = rmr.bind(p.server.lmr.triplet(8192, 4096), MemPriv.REMOTE_WRITE, p.server.ep, 101,
-                    CompletionFlags.DEFAULT);
-            bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, 101);
-            RmrTriplet t = new RmrTriplet(ctx, p.server.lmr.registeredAddress() + 8192, 4096);
+            RmrTriplet t = bound(p, rmr, MemPriv.REMOTE_WRITE, 101);
             fill(p.client.buf, 0, 4096, 11);
             p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 102, t, CompletionFlags.DEFAULT);
             dtoOk(p.client.reqEvd, 102, 4096);
             assertPattern(p.server.buf, 8192, 4096, 11, 0, "write through the RMR");
             rmr.free();
-            byte[] before = DataPath.snapshot(p.server.buf);
-            p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), 103, CompletionFlags.DEFAULT);
-            p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 64), 104, t, CompletionFlags.DEFAULT);
-            DatEvent e = next(p.client.reqEvd);
-            assertEquals(104, e.userCookie());
-            writerStatus(e);
-            expectRefusedBreaks(p);
-            DataPath.assertUnchanged(p.server.buf, before, "the region after the freed RMR's write");
-            dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 103);
+            refusedWrite(p, t, 64, 103, "the region after the freed RMR's write");
         }
+    }
+
+    /** Binds {@code rmr} to the server's bytes 8192..12287 through the server's EP; {@return their remote triplet} */
+    static RmrTriplet bound(Pair p, Rmr rmr, int privileges, long cookie) {
+        int ctx = rmr.bind(p.server.lmr.triplet(8192, 4096), privileges, p.server.ep, cookie, CompletionFlags.DEFAULT);
+        bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, cookie);
+        return new RmrTriplet(ctx, p.server.lmr.registeredAddress() + 8192, 4096);
+    }
+
+    /**
+     * The client writes {@code length} bytes through {@code t}, which the server's device must refuse: the writer's
+     * status ({@link #writerStatus}), the connection broken on both ends ({@link #expectRefusedBreaks}), a receive
+     * the server posted first ({@code cookie}) flushed, and not a byte of the server's buffer changed.
+     */
+    static void refusedWrite(Pair p, RmrTriplet t, int length, long cookie, String what) {
+        byte[] before = DataPath.snapshot(p.server.buf);
+        p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), cookie, CompletionFlags.DEFAULT);
+        p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, length), cookie + 1, t, CompletionFlags.DEFAULT);
+        DatEvent e = next(p.client.reqEvd);
+        assertEquals(cookie + 1, e.userCookie());
+        writerStatus(e);
+        expectRefusedBreaks(p);
+        DataPath.assertUnchanged(p.server.buf, before, what);
+        dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, cookie);
     }
 
     /**
@@ -778,12 +769,9 @@ public final class VerbsVmCheck {
             assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, next(p.client.connEvd).eventNumber());
             sentinel(p.server.buf);
             Rmr rmr = Rmr.create(p.server.pz);
-            int ctx = rmr.bind(p.server.lmr.triplet(8192, 4096), MemPriv.REMOTE_WRITE, p.server.ep, 111,
-                    CompletionFlags.DEFAULT);
-            bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, 111);
+            RmrTriplet t = bound(p, rmr, MemPriv.REMOTE_WRITE, 111); // through the first connection's EP
             fill(p.client.buf, 0, 4096, 12);
-            clientEp2.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 112,
-                    new RmrTriplet(ctx, p.server.lmr.registeredAddress() + 8192, 4096), CompletionFlags.DEFAULT);
+            clientEp2.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 112, t, CompletionFlags.DEFAULT);
             dtoOk(p.client.reqEvd, 112, 4096);
             assertPattern(p.server.buf, 8192, 4096, 12, 0, "write through the second connection");
             assertUntouched(p.server.buf, 0, 8192, "before the RMR");
