@@ -22,6 +22,8 @@ public final class CoreRmr extends CoreObject implements Rmr {
     private io.jdat.spi.DeviceMemory.Registration deviceBinding;
     /** The device memory window ({@code ibv_alloc_mw}) when the device has them, else {@code null}. */
     private final io.jdat.spi.DeviceMemory.Window window;
+    /** With a window: the core's token of the last bind or unbind applied (what its work request carries). */
+    private int windowToken;
     private LmrTriplet boundTriplet;
     private int boundPriv;
     private int lastContext;
@@ -105,9 +107,14 @@ public final class CoreRmr extends CoreObject implements Rmr {
             if (lmr == null) {
                 boundTriplet = null;
                 boundPriv = 0;
+                if (window != null) {
+                    windowToken = ia.memory.nextContext(index); // an unbind is a device bind too
+                    return windowToken;
+                }
                 return lastContext;
             }
             int ctx = ia.memory.nextContext(index);
+            windowToken = ctx;
             long off = lmr.offsetOf(triplet.virtualAddress(), triplet.segmentLength());
             if (pz.domain != null && window == null) {
                 // A device checks remote access itself: the binding is a registration of the bound range with
@@ -139,7 +146,7 @@ public final class CoreRmr extends CoreObject implements Rmr {
         }
         synchronized (this) {
             int key = wr.windowKey();
-            if (binding != null && binding.context() == ctx || wr.windowLength() == 0) {
+            if (ctx == windowToken) { // not already overtaken by a later bind
                 lastContext = key;
             }
             return key;
@@ -148,8 +155,8 @@ public final class CoreRmr extends CoreObject implements Rmr {
 
     /**
      * A bind applied when it was posted did not complete successfully (flushed, RMB-05): withdraws it if it
-     * is still the current binding, so that a failed bind grants no access and holds no LMR. A device window may
-     * still hold its previous binding at the device: it is replaced by a fresh one.
+     * is still the current binding, so that a failed bind grants no access and holds no LMR. A device window whose
+     * last bind or unbind failed may still hold an earlier binding at the device: it is replaced by a fresh one.
      *
      * @param context the context the bind returned (with a device window: the core's token of the bind)
      */
@@ -159,9 +166,10 @@ public final class CoreRmr extends CoreObject implements Rmr {
                 unbindLocked();
                 boundTriplet = null;
                 boundPriv = 0;
-                if (window != null) {
-                    window.invalidate();
-                }
+            }
+            if (window != null && context == windowToken) {
+                windowToken = 0;
+                window.invalidate();
             }
         }
     }

@@ -313,6 +313,26 @@ class DeviceWindowTest {
     }
 
     @Test
+    @DisplayName("RMB-05 RMB-09: an unbind the device never executed (flushed by a break) replaces the window, which may"
+            + " still hold the binding at the device; a bind overtaken by a later one does not")
+    void flushedUnbindReplacesTheWindow() {
+        try (Setup s = Setup.connected(true)) {
+            Rmr rmr = Rmr.create(s.pz);
+            FakeWindow w = s.device.opened.get(0);
+            rmr.bind(s.lmr.triplet(0, 1024), MemPriv.REMOTE_WRITE, s.ep, 1, CompletionFlags.DEFAULT);
+            rmr.bind(s.lmr.triplet(1024, 1024), MemPriv.REMOTE_WRITE, s.ep, 2, CompletionFlags.DEFAULT);
+            s.sink.requestCompleted(DtoCompletionStatus.ERR_FLUSHED, 0); // the first, overtaken by the second
+            assertEquals(0, w.invalidated, "a later bind decides the window's state");
+            s.sink.requestCompleted(DtoCompletionStatus.SUCCESS, 0);
+            rmr.bind(new LmrTriplet(s.lmr.lmrContext(), s.lmr.registeredAddress(), 0), 0, s.ep, 3,
+                    CompletionFlags.DEFAULT);
+            s.sink.requestCompleted(DtoCompletionStatus.ERR_FLUSHED, 0);
+            assertEquals(1, w.invalidated, "the unbind did not happen at the device: a fresh window");
+            rmr.free();
+        }
+    }
+
+    @Test
     @DisplayName("the fallback: without device windows a bind registers the range and returns its rkey; the transport"
             + " sees no window")
     void fallbackRegistersEachBinding() {
