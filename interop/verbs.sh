@@ -3,7 +3,9 @@
 #   1. io.jdat.verbs.VerbsVmCheck on rdma_rxe (RoCE v2) and on siw (iWARP), one guest JVM each: two IAs on the
 #      device connect to each other; private data both ways, Send/Recv 64 B and 1 MiB with 3-segment
 #      gather/scatter, RDMA Write/Read 1 MiB, reject, no listener, disconnect flush, the hostile cases (wrong
-#      rkey, bound overruns, a too-long Send, a stale RMR context) and the allocation check; then jdat against
+#      rkey, bound overruns, a too-long Send, a stale RMR context), the RMR checks (rxe: type-1 memory windows,
+#      siw: the registration fallback; bind, Write/Read, rebind, read-only, free, PZ scope) and the allocation
+#      check; then jdat against
 #      the guest's own rping (rping -s -V; siw: in netns "peer", jdat's client on the veth pair; rxe: on rxe0);
 #      In the same JVM, after those checks: the SRQ checks, and the provider-neutral conformance suite
 #      (io.jdat.conformance: DataPathTest, SendRecvTest, RdmaTest, through io.jdat.verbs.VerbsConformance); a

@@ -516,13 +516,13 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
                 throw Fail.of(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_TEP,
                         "max_request_dtos outstanding");
             }
-            int ctx = rmr.applyBind(triplet, target, priv);
             WorkRequest wr = q.next();
             wr.reset();
+            int ctx = rmr.applyBind(triplet, target, priv, wr);
             wr.set(WorkRequest.Op.RMR_BIND, flags, ctx, 0, 0);
             q.publish(cookie, rmr);
             channel.submit(wr);
-            return ctx;
+            return rmr.postedContext(wr, ctx);
         } finally {
             txLock.unlock();
         }

@@ -29,7 +29,7 @@ public final class CoreLmr extends CoreObject implements Lmr {
     private final byte[] sharedId;
     final Region region;
     /** The device registration on a transport with {@link DeviceMemory} (its rkey is the rmr_context). */
-    private final DeviceMemory.Registration registration;
+    final DeviceMemory.Registration registration;
     /** The device's local key, put in every I/O vector entry naming this LMR (0 without a device). */
     final int deviceKey;
     /** RMRs currently bound into this LMR (LMF-01). */

@@ -20,6 +20,10 @@ public final class CoreRmr extends CoreObject implements Rmr {
     private Region binding;
     /** The device registration standing for the current binding (transports with device memory). */
     private io.jdat.spi.DeviceMemory.Registration deviceBinding;
+    /** The device memory window ({@code ibv_alloc_mw}) when the device has them, else {@code null}. */
+    private final io.jdat.spi.DeviceMemory.Window window;
+    /** With a window: the core's token of the last bind or unbind applied (what its work request carries). */
+    private int windowToken;
     private LmrTriplet boundTriplet;
     private int boundPriv;
     private int lastContext;
@@ -28,6 +32,12 @@ public final class CoreRmr extends CoreObject implements Rmr {
         super(ia, HandleType.RMR, DatReturnSubtype.INVALID_HANDLE_RMR);
         this.pz = pz;
         this.index = index;
+        try {
+            this.window = pz.domain == null ? null : pz.domain.openWindow();
+        } catch (RuntimeException e) {
+            ia.memory.release(index);
+            throw e;
+        }
     }
 
     CorePz pz() {
@@ -77,21 +87,36 @@ public final class CoreRmr extends CoreObject implements Rmr {
     }
 
     /**
-     * Applies a bind accepted by the EP (called with the EP's posting lock held, in queue order).
+     * Applies a bind accepted by the EP (called with the EP's posting lock held, in queue order) and fills the
+     * window part of its work request.
      *
-     * @return the new context
+     * @return the new context (with a device window: the core's own token of this bind, see {@link #postedContext})
      */
-    int applyBind(LmrTriplet triplet, Region lmr, int priv) {
+    int applyBind(LmrTriplet triplet, Region lmr, int priv, io.jdat.spi.WorkRequest wr) {
         synchronized (this) {
+            if (window != null) {
+                // A device window: the bind is a work request on the EP's queue; an unbind names the region the
+                // window is bound into (null: not bound, nothing for the device to do).
+                Region target = lmr != null ? lmr : binding;
+                wr.bindWindow(window, target == null ? null : target.lmr().registration,
+                        lmr == null ? 0 : triplet.virtualAddress(), lmr == null ? 0 : triplet.segmentLength(), priv);
+            } else {
+                wr.bindWindow(null, null, 0, 0, 0);
+            }
             unbindLocked();
             if (lmr == null) {
                 boundTriplet = null;
                 boundPriv = 0;
+                if (window != null) {
+                    windowToken = ia.memory.nextContext(index); // an unbind is a device bind too
+                    return windowToken;
+                }
                 return lastContext;
             }
             int ctx = ia.memory.nextContext(index);
+            windowToken = ctx;
             long off = lmr.offsetOf(triplet.virtualAddress(), triplet.segmentLength());
-            if (pz.domain != null) {
+            if (pz.domain != null && window == null) {
                 // A device checks remote access itself: the binding is a registration of the bound range with
                 // the bound privileges, and its remote key is the context (jdat's memory-window fallback,
                 // docs/verbs.md). Unbinding deregisters it, so the old context stops matching at the device.
@@ -111,10 +136,29 @@ public final class CoreRmr extends CoreObject implements Rmr {
     }
 
     /**
+     * The context {@code dat_rmr_bind} returns once its work request was handed to the transport: with a device
+     * window, the key the device gave the window when the bind was posted ({@code ctx} is then the core's token of
+     * the bind, which {@link #bindFailed} compares); otherwise {@code ctx}.
+     */
+    int postedContext(io.jdat.spi.WorkRequest wr, int ctx) {
+        if (window == null) {
+            return ctx;
+        }
+        synchronized (this) {
+            int key = wr.windowKey();
+            if (ctx == windowToken) { // not already overtaken by a later bind
+                lastContext = key;
+            }
+            return key;
+        }
+    }
+
+    /**
      * A bind applied when it was posted did not complete successfully (flushed, RMB-05): withdraws it if it
-     * is still the current binding, so that a failed bind grants no access and holds no LMR.
+     * is still the current binding, so that a failed bind grants no access and holds no LMR. A device window whose
+     * last bind or unbind failed may still hold an earlier binding at the device: it is replaced by a fresh one.
      *
-     * @param context the context the bind returned
+     * @param context the context the bind returned (with a device window: the core's token of the bind)
      */
     void bindFailed(int context) {
         synchronized (this) {
@@ -122,6 +166,10 @@ public final class CoreRmr extends CoreObject implements Rmr {
                 unbindLocked();
                 boundTriplet = null;
                 boundPriv = 0;
+            }
+            if (window != null && context == windowToken) {
+                windowToken = 0;
+                window.invalidate();
             }
         }
     }
@@ -150,6 +198,9 @@ public final class CoreRmr extends CoreObject implements Rmr {
         synchronized (this) {
             markFreed();
             unbindLocked();
+            if (window != null) {
+                window.close();
+            }
         }
         ia.memory.release(index);
         pz.removeUser();
@@ -163,6 +214,9 @@ public final class CoreRmr extends CoreObject implements Rmr {
                 return;
             }
             unbindLocked();
+            if (window != null) {
+                window.close();
+            }
         }
         ia.memory.release(index);
         pz.removeUser();

@@ -16,9 +16,11 @@ import java.lang.foreign.MemorySegment;
  * {@code rmr_context} is the registration's {@link Registration#remoteKey()} (the rkey a peer's device
  * checks), and every I/O vector entry carries the LMR's {@link Registration#localKey()}
  * ({@link IoVector#key(int)});</li>
- * <li>registers each RMR binding as a registration of the bound range with the bound privileges
- * ({@code dat_rmr_bind}), whose remote key is the RMR context; unbinding deregisters it, so a stale
- * context matches nothing at the device.</li>
+ * <li>gives each RMR a device memory window when the domain has them ({@link Domain#openWindow()},
+ * {@code dat_rmr_create} = {@code ibv_alloc_mw}): a bind is posted on the EP's queue as a window bind
+ * ({@link WorkRequest#window()}) and the window's new key is the RMR context; otherwise (the fallback) each
+ * binding is a registration of the bound range with the bound privileges, whose remote key is the RMR
+ * context, and unbinding deregisters it. Either way a stale context matches nothing at the device.</li>
  * </ul>
  */
 public interface DeviceMemory {
@@ -58,7 +60,36 @@ public interface DeviceMemory {
                     "the device has no shared receive queues");
         }
 
+        /**
+         * Allocates a memory window in this domain ({@code dat_rmr_create} = {@code ibv_alloc_mw}).
+         *
+         * @return the window, or {@code null} when the device has none (the default): the core then registers
+         *         each binding instead (the fallback)
+         * @throws io.jdat.DatException {@code DAT_INSUFFICIENT_RESOURCES}/{@code DAT_RESOURCE_MEMORY_REGION} when
+         *                              the device has windows but refuses one
+         */
+        default Window openWindow() {
+            return null;
+        }
+
         /** Releases the domain ({@code dat_pz_free}); the core frees it only when nothing uses it. */
+        void close();
+    }
+
+    /**
+     * A device memory window ({@code struct ibv_mw}): an RMR on a device that has them. A bind goes to the
+     * device as a work request on the EP's send queue ({@link WorkRequest#window()}), in queue order; the key it
+     * gives the window is the new RMR context ({@link WorkRequest#windowKey()}).
+     */
+    interface Window {
+        /**
+         * A bind of this window failed or was flushed ({@code dat_rmr_bind}, RMB-05): the device may still hold
+         * the window's previous binding, which the core has withdrawn, so the window is replaced by a fresh,
+         * unbound one (no earlier context of it matches any more).
+         */
+        void invalidate();
+
+        /** Deallocates the window ({@code dat_rmr_free} = {@code ibv_dealloc_mw}). Idempotent. */
         void close();
     }
 

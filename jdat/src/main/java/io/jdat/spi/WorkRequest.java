@@ -22,6 +22,12 @@ public final class WorkRequest extends IoVector {
     private int remoteContext;
     private long remoteAddress;
     private long remoteLength;
+    private DeviceMemory.Window window;
+    private DeviceMemory.Registration windowRegistration;
+    private long windowAddress;
+    private long windowLength;
+    private int windowPrivileges;
+    private int windowKey;
 
     /**
      * A request with room for {@code capacity} local segments.
@@ -77,5 +83,66 @@ public final class WorkRequest extends IoVector {
         this.remoteContext = remoteContext;
         this.remoteAddress = remoteAddress;
         this.remoteLength = remoteLength;
+    }
+
+    /**
+     * Fills the window part of an {@link Op#RMR_BIND} (core only; every bind sets it, {@code window} null when
+     * the RMR has no device window). A bind of length 0 unbinds: {@code registration} is then the LMR registration
+     * the window was bound into (a device needs a region to name even for an empty bind), or {@code null} when
+     * the window is not bound (nothing for the device to do).
+     *
+     * @param window       the RMR's device window ({@code dat_rmr_bind})
+     * @param registration the LMR's device registration the window is bound into
+     * @param address      the bound range's virtual address
+     * @param length       the bound range's length (0: unbind)
+     * @param privileges   the {@link io.jdat.MemPriv} remote privileges of the binding
+     */
+    public void bindWindow(DeviceMemory.Window window, DeviceMemory.Registration registration, long address,
+            long length, int privileges) {
+        this.window = window;
+        this.windowRegistration = registration;
+        this.windowAddress = address;
+        this.windowLength = length;
+        this.windowPrivileges = privileges;
+        this.windowKey = 0;
+    }
+
+    /** {@return the device window an {@link Op#RMR_BIND} binds, or {@code null} (no window: the fallback)} */
+    public DeviceMemory.Window window() {
+        return window;
+    }
+
+    /** {@return the LMR registration the window is bound into, or {@code null} (an unbind of an unbound window)} */
+    public DeviceMemory.Registration windowRegistration() {
+        return windowRegistration;
+    }
+
+    /** {@return the bound range's virtual address} */
+    public long windowAddress() {
+        return windowAddress;
+    }
+
+    /** {@return the bound range's length; 0 unbinds} */
+    public long windowLength() {
+        return windowLength;
+    }
+
+    /** {@return the binding's {@link io.jdat.MemPriv} remote privileges} */
+    public int windowPrivileges() {
+        return windowPrivileges;
+    }
+
+    /** {@return the key the device gave the window when the bind was posted (0: not posted), the RMR context} */
+    public int windowKey() {
+        return windowKey;
+    }
+
+    /**
+     * Records the key the device gave the window (transport only, in {@code Channel.submit}).
+     *
+     * @param key the window's new key ({@code ibv_mw.rkey} after {@code ibv_bind_mw})
+     */
+    public void windowBound(int key) {
+        this.windowKey = key;
     }
 }

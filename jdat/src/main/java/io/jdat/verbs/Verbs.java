@@ -59,6 +59,17 @@ final class Verbs {
     static final MethodHandle REQ_NOTIFY_CQ = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG,
             JAVA_INT), Linker.Option.critical(false));
 
+    /**
+     * {@code int (*bind_mw)(struct ibv_qp *, struct ibv_mw *, struct ibv_mw_bind *)} of {@code ibv_context_ops}
+     * (what the static inline {@code ibv_bind_mw} calls): pointer first, then raw addresses, as {@link #POST_SEND};
+     * a type-1 bind posts a work request and rings the doorbell as post_send does, so it is critical too.
+     */
+    static final MethodHandle BIND_MW = POST_SEND;
+    /** {@code struct ibv_mw *(*alloc_mw)(struct ibv_pd *, enum ibv_mw_type)} of {@code ibv_context_ops}: pointer first. */
+    static final MethodHandle ALLOC_MW = LINKER.downcallHandle(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
+    /** {@code int (*dealloc_mw)(struct ibv_mw *)} of {@code ibv_context_ops}: pointer first. */
+    static final MethodHandle DEALLOC_MW = LINKER.downcallHandle(FunctionDescriptor.of(JAVA_INT, ADDRESS));
+
     /** Why the bindings cannot be loaded, in one line. */
     static final class Unavailable extends Exception {
         private static final long serialVersionUID = 1L;

@@ -57,8 +57,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * request queue; the core applies DAT's completion flags. Receive buffers are taken from the core as soon as
  * they are posted (also while the connection is set up, {@link ChannelSink#takeRecvInSetup}) and handed to
  * the device; they complete in order. A failed work completion reports its DAT status and breaks the
- * connection; the core flushes the rest. An RMR bind (registered synchronously by the core, see
- * {@link io.jdat.spi.DeviceMemory}) is a zero-length RDMA Write, so it completes in queue order.
+ * connection; the core flushes the rest. An RMR bind is the device's window bind ({@code bind_mw}) on a device
+ * with memory windows, else (the fallback, registered synchronously by the core, see
+ * {@link io.jdat.spi.DeviceMemory}) a zero-length RDMA Write; either completes in queue order.
  */
 final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsTransport.CmHandler {
     /** Work completions read per {@code poll_cq}. */
@@ -126,6 +127,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     /** A leading part failed and was reported: the rest of that request's completions report nothing. */
     private boolean partFailed;
     private MemorySegment badWr;
+    /** The {@code struct ibv_mw_bind} of a window bind (filled under {@link #sendLock}; the provider copies it). */
+    private MemorySegment mwBind;
+    private long mwBindAddress;
 
     // Receive queue: slots [recvDone, recvPosted) are at the device. Filled under recvLock.
     private final ReentrantLock recvLock = new ReentrantLock();
@@ -304,6 +308,8 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         }
         badWr = arena.allocate(ADDRESS);
         badRecv = arena.allocate(ADDRESS);
+        mwBind = arena.allocate(VerbsLayouts.MW_BIND);
+        mwBindAddress = mwBind.address();
         wcs = arena.allocate(WC, POLL_BATCH);
         qpAddress = qp.address();
         cqAddress = cq.address();
@@ -563,8 +569,16 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 perWr = deviceSgeRd;
             }
             default -> {
-                // RMR_BIND: the core registered the binding already; a zero-length RDMA Write keeps its
-                // completion in queue order.
+                // RMR_BIND. With a memory window (and a region to name): the device's bind, in queue order.
+                if (wr.window() instanceof VerbsWindow window) {
+                    if (wr.windowRegistration() instanceof VerbsDomain.Registration region) {
+                        submitWindowBind(wr, window, region, n, slot);
+                        return;
+                    }
+                    wr.windowBound(window.key()); // an unbind of an unbound window: nothing for the device
+                }
+                // The fallback (the core registered the binding already), or nothing to bind: a zero-length RDMA
+                // Write keeps its completion in queue order.
                 opcode = VerbsLayouts.IBV_WR_RDMA_WRITE;
                 count = 0;
             }
@@ -629,6 +643,40 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             if (VerbsTransport.TRACE) {
                 System.err.printf("jdat verbs %s: post_send rc %d: op %s, %d SGEs in %d parts, flags %x, %d at the"
                         + " device%n", t.iaName, rc, wr.op(), count, parts, flags, n - sendDone);
+            }
+            breakSoon();
+        }
+    }
+
+    /**
+     * {@code dat_rmr_bind} on a device with memory windows: the context's {@code bind_mw} (type 1) with the
+     * pre-allocated {@code struct ibv_mw_bind}, signalled, its wr_id the send-queue slot's sequence number, so that
+     * its {@code IBV_WC_BIND_MW} completion completes the DAT bind in queue order like any request. Allocates
+     * nothing. A bind of length 0 unbinds: it still names the region the window is bound into (rdma_rxe's provider
+     * reads its lkey), which the device ignores for length 0.
+     */
+    private void submitWindowBind(WorkRequest wr, VerbsWindow window, VerbsDomain.Registration region, long n,
+            int slot) {
+        MemorySegment b = mwBind;
+        b.set(JAVA_LONG, VerbsLayouts.MWB_WR_ID, n);
+        int flags = VerbsLayouts.IBV_SEND_SIGNALED;
+        if ((wr.completionFlags() & io.jdat.CompletionFlags.BARRIER_FENCE) != 0) {
+            flags |= VerbsLayouts.IBV_SEND_FENCE;
+        }
+        b.set(JAVA_INT, VerbsLayouts.MWB_SEND_FLAGS, flags);
+        long length = wr.windowLength();
+        b.set(JAVA_LONG, VerbsLayouts.MWB_MR, region.mrAddress());
+        b.set(JAVA_LONG, VerbsLayouts.MWB_ADDR, length == 0 ? 0 : wr.windowAddress());
+        b.set(JAVA_LONG, VerbsLayouts.MWB_LENGTH, length);
+        b.set(JAVA_INT, VerbsLayouts.MWB_ACCESS, length == 0 ? 0 : VerbsTransport.access(wr.windowPrivileges())
+                & (VerbsLayouts.IBV_ACCESS_REMOTE_READ | VerbsLayouts.IBV_ACCESS_REMOTE_WRITE));
+        sendLengths[slot] = 0;
+        sendPosted = n + 1;
+        // The slot's native send WR is not used: the provider builds its own IBV_WR_BIND_MW from the bind.
+        int rc = window.bind(qpAddress, mwBindAddress, wr);
+        if (rc != 0) {
+            if (VerbsTransport.TRACE) {
+                System.err.printf("jdat verbs %s: bind_mw rc %d, %d at the device%n", t.iaName, rc, n - sendDone);
             }
             breakSoon();
         }

@@ -29,15 +29,37 @@ final class VerbsLayouts {
             JAVA_INT.withName("lkey"));
 
     /**
+     * {@code struct ibv_mw_bind_info} (verbs.h): mr, addr, length, mw_access_flags. 32 bytes. The part of a window
+     * bind that names the region: the {@code struct ibv_mr} the window is bound into, the range, the access.
+     */
+    static final StructLayout MW_BIND_INFO = structLayout(ADDRESS.withName("mr"), JAVA_LONG.withName("addr"),
+            JAVA_LONG.withName("length"), JAVA_INT.withName("mw_access_flags"), paddingLayout(4));
+
+    /** {@code struct ibv_mw_bind} (verbs.h): wr_id, send_flags, bind_info. 48 bytes: ibv_bind_mw's argument. */
+    static final StructLayout MW_BIND = structLayout(JAVA_LONG.withName("wr_id"), JAVA_INT.withName("send_flags"),
+            paddingLayout(4), MW_BIND_INFO.withName("bind_info"));
+
+    /** {@code struct ibv_mw} (verbs.h): context, pd, rkey, handle, type. 32 bytes. */
+    static final StructLayout MW = structLayout(ADDRESS.withName("context"), ADDRESS.withName("pd"),
+            JAVA_INT.withName("rkey"), JAVA_INT.withName("handle"), JAVA_INT.withName("type"), paddingLayout(4));
+
+    /**
+     * The {@code bind_mw} member of {@code struct ibv_send_wr}'s last union (verbs.h): mw, rkey, bind_info (a type-2
+     * window bind posted as {@code IBV_WR_BIND_MW}). 48 bytes, the size of the union.
+     */
+    static final StructLayout SEND_WR_BIND_MW = structLayout(ADDRESS.withName("mw"), JAVA_INT.withName("rkey"),
+            paddingLayout(4), MW_BIND_INFO.withName("bind_info"));
+
+    /**
      * {@code struct ibv_send_wr} (verbs.h): wr_id, next, sg_list, num_sge, opcode, send_flags, the imm/invalidate
      * union, the {@code wr} union (rdma: remote_addr, rkey; the atomic member makes it 32 bytes), the
-     * {@code qp_type} union (4 bytes) and the bind_mw/tso union (48 bytes). 128 bytes.
+     * {@code qp_type} union (4 bytes) and the bind_mw/tso union (48 bytes, {@link #SEND_WR_BIND_MW}). 128 bytes.
      */
     static final StructLayout SEND_WR = structLayout(JAVA_LONG.withName("wr_id"), ADDRESS.withName("next"),
             ADDRESS.withName("sg_list"), JAVA_INT.withName("num_sge"), JAVA_INT.withName("opcode"),
             JAVA_INT.withName("send_flags"), JAVA_INT.withName("imm_data"), JAVA_LONG.withName("remote_addr"),
             JAVA_INT.withName("rkey"), paddingLayout(20), JAVA_INT.withName("remote_srqn"), paddingLayout(4),
-            paddingLayout(48));
+            SEND_WR_BIND_MW.withName("bind_mw"));
 
     /** {@code struct ibv_recv_wr} (verbs.h): wr_id, next, sg_list, num_sge. 32 bytes. */
     static final StructLayout RECV_WR = structLayout(JAVA_LONG.withName("wr_id"), ADDRESS.withName("next"),
@@ -93,6 +115,12 @@ final class VerbsLayouts {
 
     /** Entries of {@code struct ibv_context_ops} (verbs.h), 32 function pointers. */
     static final int CONTEXT_OPS_ENTRIES = 32;
+    /** Index of {@code alloc_mw} in {@code struct ibv_context_ops} (after the seven {@code _compat_} entries). */
+    static final int OP_ALLOC_MW = 7;
+    /** Index of {@code bind_mw} (the type-1 bind that the static inline {@code ibv_bind_mw} calls). */
+    static final int OP_BIND_MW = 8;
+    /** Index of {@code dealloc_mw}. */
+    static final int OP_DEALLOC_MW = 9;
     /** Index of {@code poll_cq} in {@code struct ibv_context_ops}. */
     static final int OP_POLL_CQ = 11;
     /** Index of {@code req_notify_cq}. */
@@ -211,6 +239,13 @@ final class VerbsLayouts {
     static final long RWR_NEXT = offset(RECV_WR, "next");
     static final long RWR_SG_LIST = offset(RECV_WR, "sg_list");
     static final long RWR_NUM_SGE = offset(RECV_WR, "num_sge");
+    static final long MWB_WR_ID = offset(MW_BIND, "wr_id");
+    static final long MWB_SEND_FLAGS = offset(MW_BIND, "send_flags");
+    static final long MWB_MR = offset(MW_BIND, "bind_info", "mr");
+    static final long MWB_ADDR = offset(MW_BIND, "bind_info", "addr");
+    static final long MWB_LENGTH = offset(MW_BIND, "bind_info", "length");
+    static final long MWB_ACCESS = offset(MW_BIND, "bind_info", "mw_access_flags");
+    static final long MW_RKEY = offset(MW, "rkey");
     static final long WC_WR_ID = offset(WC, "wr_id");
     static final long WC_STATUS = offset(WC, "status");
     static final long WC_OPCODE = offset(WC, "opcode");
@@ -240,6 +275,24 @@ final class VerbsLayouts {
     static final int IBV_ACCESS_REMOTE_WRITE = 1 << 1;
     /** {@code IBV_ACCESS_REMOTE_READ}. */
     static final int IBV_ACCESS_REMOTE_READ = 1 << 2;
+    /** {@code IBV_ACCESS_MW_BIND}: memory windows may be bound into the registration. */
+    static final int IBV_ACCESS_MW_BIND = 1 << 4;
+    /** {@code IBV_MW_TYPE_1} ({@code enum ibv_mw_type}): bound with ibv_bind_mw, usable through any QP of its PD. */
+    static final int IBV_MW_TYPE_1 = 1;
+    /** {@code IBV_MW_TYPE_2}: bound with an {@code IBV_WR_BIND_MW} work request, usable only through that QP. */
+    static final int IBV_MW_TYPE_2 = 2;
+    /** {@code IBV_WR_LOCAL_INV} ({@code enum ibv_wr_opcode}). */
+    static final int IBV_WR_LOCAL_INV = 7;
+    /** {@code IBV_WR_BIND_MW}. */
+    static final int IBV_WR_BIND_MW = 8;
+    /** {@code IBV_WC_BIND_MW} ({@code enum ibv_wc_opcode}): the completion of a window bind. */
+    static final int IBV_WC_BIND_MW = 5;
+    /** {@code IBV_DEVICE_MEM_WINDOW} ({@code enum ibv_device_cap_flags}): the device has type-1 memory windows. */
+    static final int IBV_DEVICE_MEM_WINDOW = 1 << 17;
+    /** {@code IBV_DEVICE_MEM_WINDOW_TYPE_2A}: type-2 windows bound to a QP. */
+    static final int IBV_DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23;
+    /** {@code IBV_DEVICE_MEM_WINDOW_TYPE_2B}: type-2 windows bound to a QP and a PD. */
+    static final int IBV_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24;
     /** {@code IBV_QPT_RC}. */
     static final int IBV_QPT_RC = 2;
     /** {@code RDMA_PS_TCP}. */

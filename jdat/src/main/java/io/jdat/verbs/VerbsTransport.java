@@ -77,6 +77,16 @@ final class VerbsTransport implements Transport, DeviceMemory {
     final MemorySegment postSendFn;
     final MemorySegment postRecvFn;
     final MemorySegment postSrqRecvFn;
+    /** {@code alloc_mw}, {@code bind_mw}, {@code dealloc_mw} of the context's operations table (NULL: none). */
+    final MemorySegment allocMwFn;
+    final MemorySegment bindMwFn;
+    final MemorySegment deallocMwFn;
+    /**
+     * The device has type-1 memory windows (its capability flags and {@code max_mw}, and the operations table):
+     * an RMR is an {@code ibv_mw}, each LMR is registered with {@code IBV_ACCESS_MW_BIND}. Otherwise (siw) the
+     * fallback: each RMR binding is a registration of its range ({@link VerbsWindow#usable}, docs/verbs.md).
+     */
+    final boolean memoryWindows;
     final MemorySegment compChannel;
     final int compFd;
     final int asyncFd;
@@ -185,6 +195,9 @@ final class VerbsTransport implements Transport, DeviceMemory {
             postSendFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_POST_SEND);
             postRecvFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_POST_RECV);
             postSrqRecvFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_POST_SRQ_RECV);
+            allocMwFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_ALLOC_MW);
+            bindMwFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_BIND_MW);
+            deallocMwFn = context.get(ADDRESS, ops + 8L * VerbsLayouts.OP_DEALLOC_MW);
             MemorySegment device = context.get(ADDRESS, 0).reinterpret(24 + 64);
             // struct ibv_device (verbs.h): _ops (two pointers), node_type, transport_type, name[64].
             iwarp = device.get(JAVA_INT, 20) == IBV_TRANSPORT_IWARP;
@@ -204,6 +217,10 @@ final class VerbsTransport implements Transport, DeviceMemory {
             maxSrq = postSrqRecvFn.equals(MemorySegment.NULL) ? 0 : attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_srq"));
             maxSrqWr = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_srq_wr"));
             maxSrqSge = attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_srq_sge"));
+            memoryWindows = VerbsWindow.usable(attr.get(JAVA_INT, offset(DEVICE_ATTR, "device_cap_flags")),
+                    attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_mw")), !allocMwFn.equals(MemorySegment.NULL)
+                            && !bindMwFn.equals(MemorySegment.NULL) && !deallocMwFn.equals(MemorySegment.NULL),
+                    System.getProperty(VerbsWindow.PROPERTY, "true"));
             int ird = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_qp_rd_atom")));
             int ord = Math.max(1, attr.get(JAVA_INT, offset(DEVICE_ATTR, "max_qp_init_rd_atom")));
             long maxMr = attr.get(java.lang.foreign.ValueLayout.JAVA_LONG, offset(DEVICE_ATTR, "max_mr_size"));
@@ -592,6 +609,11 @@ final class VerbsTransport implements Transport, DeviceMemory {
 
     /** The open IAs: librdmacm gives every id on a device the same {@code ibv_context}, so IAs share its async fd. */
     private static final java.util.Set<VerbsTransport> OPEN = ConcurrentHashMap.newKeySet();
+
+    /** {@return whether the open IA named {@code iaName} makes its RMRs memory windows} (for the device checks) */
+    static boolean memoryWindows(String iaName) {
+        return OPEN.stream().anyMatch(t -> t.iaName.equals(iaName) && t.memoryWindows);
+    }
 
     /**
      * An asynchronous event read from the device context's async fd, which every IA on the device shares: whichever

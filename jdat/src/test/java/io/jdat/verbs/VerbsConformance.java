@@ -49,8 +49,9 @@ public final class VerbsConformance {
                     + " not say whether the message was solicited (docs/verbs.md)"),
             java.util.Map.entry("siw/DataPathTest.solicitedWait", "device difference: a receive completion does"
                     + " not say whether the message was solicited (docs/verbs.md)"),
-            java.util.Map.entry("rxe/DataPathTest.rmrBindInOrder", "device difference: a write with a stale RMR"
-                    + " context (the registration fallback) leaves rxe's target QP alone: DISCONNECTED, not BROKEN"),
+            java.util.Map.entry("rxe/DataPathTest.rmrBindInOrder", "device difference: a write crossing the RMR's"
+                    + " end (a memory window) is refused at the initiator, but rxe leaves the target's QP alone: the"
+                    + " target sees the initiator's disconnect, not BROKEN"),
             java.util.Map.entry("siw/DataPathTest.rmrBindInOrder", SIW_TERMINATE),
             java.util.Map.entry("rxe/RdmaTest.remoteViolation", "device difference: rxe 6.1 raises no asynchronous"
                     + " QP error at the target of a refused access; the target sees the initiator's disconnect"),

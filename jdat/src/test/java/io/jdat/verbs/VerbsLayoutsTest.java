@@ -148,4 +148,80 @@ class VerbsLayoutsTest {
         assertEquals(16, VerbsLayouts.SOCKADDR_IN.byteSize());
         assertEquals(8, VerbsLayouts.POLLFD.byteSize());
     }
+
+    @Test
+    @DisplayName("memory windows: struct ibv_mw 32 (rkey 16, type 24), ibv_mw_bind_info 32, ibv_mw_bind 48 (bind_info at"
+            + " 16), ibv_send_wr's bind_mw at 80 (rkey 88, bind_info 96)")
+    void memoryWindowStructs() {
+        assertEquals(32, VerbsLayouts.MW.byteSize());
+        assertEquals(8, offset(VerbsLayouts.MW, "pd"));
+        assertEquals(16, VerbsLayouts.MW_RKEY);
+        assertEquals(20, offset(VerbsLayouts.MW, "handle"));
+        assertEquals(24, offset(VerbsLayouts.MW, "type"));
+        assertEquals(32, VerbsLayouts.MW_BIND_INFO.byteSize());
+        assertEquals(0, offset(VerbsLayouts.MW_BIND_INFO, "mr"));
+        assertEquals(8, offset(VerbsLayouts.MW_BIND_INFO, "addr"));
+        assertEquals(16, offset(VerbsLayouts.MW_BIND_INFO, "length"));
+        assertEquals(24, offset(VerbsLayouts.MW_BIND_INFO, "mw_access_flags"));
+        assertEquals(48, VerbsLayouts.MW_BIND.byteSize());
+        assertEquals(0, VerbsLayouts.MWB_WR_ID);
+        assertEquals(8, VerbsLayouts.MWB_SEND_FLAGS);
+        assertEquals(16, VerbsLayouts.MWB_MR);
+        assertEquals(24, VerbsLayouts.MWB_ADDR);
+        assertEquals(32, VerbsLayouts.MWB_LENGTH);
+        assertEquals(40, VerbsLayouts.MWB_ACCESS);
+        assertEquals(48, VerbsLayouts.SEND_WR_BIND_MW.byteSize());
+        assertEquals(80, offset(VerbsLayouts.SEND_WR, "bind_mw"));
+        assertEquals(88, VerbsLayouts.SEND_WR.byteOffset(java.lang.foreign.MemoryLayout.PathElement.groupElement(
+                "bind_mw"), java.lang.foreign.MemoryLayout.PathElement.groupElement("rkey")));
+        assertEquals(96, offset(VerbsLayouts.SEND_WR, "bind_mw", "bind_info"));
+        assertEquals(128, VerbsLayouts.SEND_WR.byteSize());
+        // struct ibv_context_ops: alloc_mw, bind_mw, dealloc_mw follow the seven _compat_ entries.
+        assertEquals(7, VerbsLayouts.OP_ALLOC_MW);
+        assertEquals(8, VerbsLayouts.OP_BIND_MW);
+        assertEquals(9, VerbsLayouts.OP_DEALLOC_MW);
+        // struct ibv_device_attr: device_cap_flags at 116, max_mw at 176.
+        assertEquals(116, offset(VerbsLayouts.DEVICE_ATTR, "device_cap_flags"));
+        assertEquals(176, offset(VerbsLayouts.DEVICE_ATTR, "max_mw"));
+        // verbs.h enums.
+        assertEquals(1 << 17, VerbsLayouts.IBV_DEVICE_MEM_WINDOW);
+        assertEquals(1 << 23, VerbsLayouts.IBV_DEVICE_MEM_WINDOW_TYPE_2A);
+        assertEquals(1 << 24, VerbsLayouts.IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+        assertEquals(16, VerbsLayouts.IBV_ACCESS_MW_BIND);
+        assertEquals(1, VerbsLayouts.IBV_MW_TYPE_1);
+        assertEquals(2, VerbsLayouts.IBV_MW_TYPE_2);
+        assertEquals(7, VerbsLayouts.IBV_WR_LOCAL_INV);
+        assertEquals(8, VerbsLayouts.IBV_WR_BIND_MW);
+        assertEquals(5, VerbsLayouts.IBV_WC_BIND_MW);
+    }
+
+    @Test
+    @DisplayName("the window downcalls: bind_mw as post_send (pointer, then raw qp, mw, bind); alloc_mw, dealloc_mw")
+    void windowHandleTypes() {
+        assertEquals(MethodType.methodType(int.class, MemorySegment.class, long.class, long.class, long.class),
+                Verbs.BIND_MW.type(), "bind_mw(qp, mw, mw_bind)");
+        assertEquals(MethodType.methodType(MemorySegment.class, MemorySegment.class, MemorySegment.class, int.class),
+                Verbs.ALLOC_MW.type(), "alloc_mw(pd, type)");
+        assertEquals(MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class),
+                Verbs.DEALLOC_MW.type(), "dealloc_mw(mw)");
+    }
+
+    @Test
+    @DisplayName("memory windows or the fallback: chosen by IBV_DEVICE_MEM_WINDOW, max_mw and the operations table"
+            + " (rxe: windows; siw: the fallback), and -Djdat.verbs.memoryWindows=false")
+    void windowsOrFallback() {
+        int rxeFlags = VerbsLayouts.IBV_DEVICE_MEM_WINDOW | VerbsLayouts.IBV_DEVICE_MEM_WINDOW_TYPE_2A
+                | VerbsLayouts.IBV_DEVICE_MEM_WINDOW_TYPE_2B | 1 << 21;
+        org.junit.jupiter.api.Assertions.assertTrue(VerbsWindow.usable(rxeFlags, 4096, true, "true"), "rxe");
+        org.junit.jupiter.api.Assertions.assertFalse(VerbsWindow.usable(1 << 21, 0, true, "true"),
+                "siw: no window flag, max_mw 0");
+        org.junit.jupiter.api.Assertions.assertFalse(VerbsWindow.usable(VerbsLayouts.IBV_DEVICE_MEM_WINDOW, 0, true,
+                "true"), "max_mw 0");
+        org.junit.jupiter.api.Assertions.assertFalse(VerbsWindow.usable(VerbsLayouts.IBV_DEVICE_MEM_WINDOW_TYPE_2B,
+                4096, true, "true"), "type 2 only: DAT needs a PZ-wide context (type 1)");
+        org.junit.jupiter.api.Assertions.assertFalse(VerbsWindow.usable(rxeFlags, 4096, false, "true"),
+                "no alloc_mw/bind_mw/dealloc_mw in the operations table");
+        org.junit.jupiter.api.Assertions.assertFalse(VerbsWindow.usable(rxeFlags, 4096, true, "false"),
+                "the property asks for the fallback");
+    }
 }

@@ -102,6 +102,10 @@ public final class VerbsVmCheck {
         CHECKS.put("send-longer-than-receive", VerbsVmCheck::sendTooLong);
         CHECKS.put("message-segments-bounded-by-max-sge", VerbsVmCheck::messageSegments);
         CHECKS.put("rmr-bind-write-then-stale-context", VerbsVmCheck::rmrBindAndStale);
+        CHECKS.put("rmr-window-write-read-rebind-stale", VerbsVmCheck::rmrWindowRebind);
+        CHECKS.put("rmr-read-only-refuses-write", VerbsVmCheck::rmrReadOnly);
+        CHECKS.put("rmr-free-then-stale-context", VerbsVmCheck::rmrFreeThenStale);
+        CHECKS.put("rmr-context-usable-on-every-ep-of-its-pz", VerbsVmCheck::rmrPzScope);
         // Before the SRQ checks: what the JIT compiled for the plain send/receive path is measured, not a profile
         // that the SRQ paths widened meanwhile.
         CHECKS.put("post-and-poll-allocate-nothing", VerbsVmCheck::allocationFree);
@@ -647,6 +651,139 @@ public final class VerbsVmCheck {
             DataPath.assertUnchanged(p.server.buf, before, "the region after the stale write");
             dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 75);
             rmr.free();
+        }
+    }
+
+    /**
+     * RMB-02 RMB-06 RDR-02 RWR-02: an RMR bound for read and write, then rebound read-only to another range: remote
+     * RDMA Writes and Reads through each context land and complete, the bytes around the window untouched; after
+     * the rebind completed, the first context fails at the device (DAT_DTO_ERR_REMOTE_ACCESS on rxe) and breaks the
+     * connection, nothing changed. On rxe the RMR is a type-1 memory window (asserted), on siw the fallback.
+     */
+    static void rmrWindowRebind() {
+        try (Pair p = connected()) {
+            boolean windows = VerbsTransport.memoryWindows(ia);
+            boolean expected = label.startsWith("rxe")
+                    && !"false".equalsIgnoreCase(System.getProperty(VerbsWindow.PROPERTY));
+            System.out.println("  RMRs are " + (windows ? "type-1 memory windows" : "registrations (the fallback)"));
+            assertEquals(expected, windows, "memory windows on " + label);
+            sentinel(p.server.buf);
+            long base = p.server.lmr.registeredAddress();
+            Rmr rmr = Rmr.create(p.server.pz);
+            RmrTriplet t1 = bound(p, rmr, MemPriv.REMOTE_READ | MemPriv.REMOTE_WRITE, 81);
+            int c1 = t1.rmrContext();
+            fill(p.client.buf, 0, 4096, 8);
+            p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 82, t1, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 82, 4096);
+            assertPattern(p.server.buf, 8192, 4096, 8, 0, "write through the RMR");
+            assertUntouched(p.server.buf, 0, 8192, "before the RMR");
+            assertUntouched(p.server.buf, 12288, 4096, "after the RMR");
+            p.client.ep.postRdmaRead(1, iov(p.client.lmr, 16384, 4096), 83, t1, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 83, 4096);
+            assertPattern(p.client.buf, 16384, 4096, 8, 0, "read through the RMR");
+            // rebind the same RMR, read-only, to another range
+            fill(p.server.buf, 32768, 4096, 9);
+            int c2 = rmr.bind(p.server.lmr.triplet(32768, 4096), MemPriv.REMOTE_READ, p.server.ep, 84,
+                    CompletionFlags.DEFAULT);
+            bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, 84);
+            assertTrue(c2 != c1, "a rebind gives a new context");
+            assertEquals(c2, rmr.query(io.jdat.RmrParam.FIELD_ALL).rmrContext(), "dat_rmr_query's context");
+            p.client.ep.postRdmaRead(1, iov(p.client.lmr, 20480, 4096), 85, new RmrTriplet(c2, base + 32768, 4096),
+                    CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 85, 4096);
+            assertPattern(p.client.buf, 20480, 4096, 9, 0, "read through the rebound RMR");
+            refusedWrite(p, t1, 64, 86, "the region after the first context's write"); // RMB-06, after the rebind
+            rmr.free();
+        }
+    }
+
+    /** RMB-08 / the device's privilege check: a read-only RMR refuses an RDMA Write, which breaks the connection. */
+    static void rmrReadOnly() {
+        try (Pair p = connected()) {
+            sentinel(p.server.buf);
+            Rmr rmr = Rmr.create(p.server.pz);
+            RmrTriplet t = bound(p, rmr, MemPriv.REMOTE_READ, 91);
+            fill(p.client.buf, 0, 4096, 10);
+            refusedWrite(p, t, 4096, 92, "the read-only RMR's region");
+            rmr.free();
+        }
+    }
+
+    /** RMF-01: after dat_rmr_free the context fails at the device and breaks the connection, nothing changed. */
+    static void rmrFreeThenStale() {
+        try (Pair p = connected()) {
+            sentinel(p.server.buf);
+            Rmr rmr = Rmr.create(p.server.pz);
+            RmrTriplet t = bound(p, rmr, MemPriv.REMOTE_WRITE, 101);
+            fill(p.client.buf, 0, 4096, 11);
+            p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 102, t, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 102, 4096);
+            assertPattern(p.server.buf, 8192, 4096, 11, 0, "write through the RMR");
+            rmr.free();
+            refusedWrite(p, t, 64, 103, "the region after the freed RMR's write");
+        }
+    }
+
+    /** Binds {@code rmr} to the server's bytes 8192..12287 through the server's EP; {@return their remote triplet} */
+    static RmrTriplet bound(Pair p, Rmr rmr, int privileges, long cookie) {
+        int ctx = rmr.bind(p.server.lmr.triplet(8192, 4096), privileges, p.server.ep, cookie, CompletionFlags.DEFAULT);
+        bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, cookie);
+        return new RmrTriplet(ctx, p.server.lmr.registeredAddress() + 8192, 4096);
+    }
+
+    /**
+     * The client writes {@code length} bytes through {@code t}, which the server's device must refuse: the writer's
+     * status ({@link #writerStatus}), the connection broken on both ends ({@link #expectRefusedBreaks}), a receive
+     * the server posted first ({@code cookie}) flushed, and not a byte of the server's buffer changed.
+     */
+    static void refusedWrite(Pair p, RmrTriplet t, int length, long cookie, String what) {
+        byte[] before = DataPath.snapshot(p.server.buf);
+        p.server.ep.postRecv(1, iov(p.server.lmr, 0, 64), cookie, CompletionFlags.DEFAULT);
+        p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 0, length), cookie + 1, t, CompletionFlags.DEFAULT);
+        DatEvent e = next(p.client.reqEvd);
+        assertEquals(cookie + 1, e.userCookie());
+        writerStatus(e);
+        expectRefusedBreaks(p);
+        DataPath.assertUnchanged(p.server.buf, before, what);
+        dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, cookie);
+    }
+
+    /**
+     * EPC-05 and why a type-1 window: an RMR context belongs to the RMR's PZ, not to the EP that bound it. The RMR is
+     * bound through the first connection's EP and written through a second connection, whose target EP is in the
+     * same PZ; then unbound through the second EP.
+     */
+    static void rmrPzScope() {
+        try (Pair p = connected()) {
+            EpAttr a = attr();
+            io.jdat.Endpoint serverEp2 = io.jdat.Endpoint.create(p.server.ia, p.server.pz, p.server.recvEvd,
+                    p.server.reqEvd, p.server.connEvd, a);
+            io.jdat.Endpoint clientEp2 = io.jdat.Endpoint.create(p.client.ia, p.client.pz, p.client.recvEvd,
+                    p.client.reqEvd, p.client.connEvd, a);
+            java.net.SocketAddress to = p.server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
+            clientEp2.connect(to, p.psp.connQual(), WAIT_US, 0, new byte[0], Qos.BEST_EFFORT, 0);
+            DatEvent cr = next(p.crEvd);
+            assertEquals(EventNumber.CONNECTION_REQUEST_EVENT, cr.eventNumber());
+            cr.cr().accept(serverEp2, 0, new byte[0]);
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, next(p.server.connEvd).eventNumber());
+            assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, next(p.client.connEvd).eventNumber());
+            sentinel(p.server.buf);
+            Rmr rmr = Rmr.create(p.server.pz);
+            RmrTriplet t = bound(p, rmr, MemPriv.REMOTE_WRITE, 111); // through the first connection's EP
+            fill(p.client.buf, 0, 4096, 12);
+            clientEp2.postRdmaWrite(1, iov(p.client.lmr, 0, 4096), 112, t, CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 112, 4096);
+            assertPattern(p.server.buf, 8192, 4096, 12, 0, "write through the second connection");
+            assertUntouched(p.server.buf, 0, 8192, "before the RMR");
+            rmr.bind(new io.jdat.LmrTriplet(p.server.lmr.lmrContext(), p.server.lmr.registeredAddress(), 0), 0,
+                    serverEp2, 113, CompletionFlags.DEFAULT); // unbind through the other EP
+            bind(p.server.reqEvd, DtoCompletionStatus.SUCCESS, 113);
+            rmr.free();
+            clientEp2.disconnect(CloseFlags.ABRUPT);
+            assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, next(p.client.connEvd).eventNumber());
+            assertEquals(EventNumber.CONNECTION_EVENT_DISCONNECTED, next(p.server.connEvd).eventNumber());
+            assertEquals(EpState.CONNECTED, p.server.ep.getStatus().epState(), "the first connection is still up");
+            disconnect(p);
         }
     }
 
