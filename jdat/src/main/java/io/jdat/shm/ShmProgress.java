@@ -145,8 +145,6 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
     private long passes;
     /** Where the next pass starts in {@link #hot} ({@code passLock}; at or past {@link #hotCount}: at 0). */
     private int nextHot;
-    /** Hot connections the return window's pass still has to look at ({@link #passPart}; the thread's). */
-    private int partLeft;
 
     /** The IA's progress engine; its thread starts with {@link #start(ReadyBoard)}. */
     ShmProgress(String name) {
@@ -423,28 +421,6 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
     @Override
     protected void whilePolled() throws IOException {
         selector.selectNow(readyAction); // peers' ends and doorbells; the poller moves the bytes
-    }
-
-    /**
-     * The return window's pass in parts of {@link #CONSUMER_PASS_BUDGET} hot connections (one lap in all), each
-     * under the pass lock, so that a consumer that comes back waits for one part at most (issue 18: a whole
-     * pass over 1024 hot connections held the lock for a millisecond or more). Without a board: whole passes.
-     */
-    @Override
-    protected int passPart(boolean first) {
-        if (!passLock.tryLock()) {
-            return 0; // a consumer is in a pass: it is back
-        }
-        try {
-            if (first) {
-                partLeft = board == null ? 0 : hotCount;
-            }
-            int budget = Math.min(CONSUMER_PASS_BUDGET, Math.max(partLeft, 1));
-            partLeft -= budget;
-            return (passLocked(budget) ? PART_WORK : 0) | (partLeft > 0 ? PART_MORE : 0);
-        } finally {
-            passLock.unlock();
-        }
     }
 
     @Override

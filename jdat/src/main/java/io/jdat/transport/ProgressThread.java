@@ -35,8 +35,6 @@ import java.util.concurrent.locks.LockSupport;
  * connection of a busy {@code shm} IA cold (the peer then rings a doorbell for every message; issue 18, 1024
  * connections). A consumer that truly left without a wait leaves its peers' bytes at most one slice until the
  * window ends, then the thread works and sleeps as before.
- * The window's pass may be made in parts ({@link #passPart}); it ends early once the consumer is back, so a
- * returning consumer never waits behind it.
  *
  * <p>Memory ordering: {@link #lastPoll} is volatile, written by pollers and read by this thread; the dequeue
  * count is written with an opaque store (no fence: a plain {@code mov} on x86, on the consumer's hot path) and
@@ -267,7 +265,7 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
                 }
                 if (lastPoll != 0 && t - presentAt < consumerReturnNanos) {
                     // Just gone: one pass per slice, no spin, no sleep decision (see the class comment).
-                    passWhileExpected();
+                    pass();
                     LockSupport.parkNanos(this, pollerParkNanos);
                     whilePolled();
                     continue;
@@ -284,40 +282,6 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
                 LockSupport.parkNanos(1_000_000L); // a selector failure must not end the IA's progress
             }
         }
-    }
-
-    /**
-     * The return window's pass: {@link #passPart} after part until the pass is whole, or until the consumer is
-     * back (it polled or dequeued since this thread last looked): its polls then find the pass lock free instead
-     * of failing behind a pass over every hot connection (issue 18: with 1024 busy {@code shm} connections such a
-     * pass held the lock for a millisecond or more, and 73-97% of the consumer's polls failed on it).
-     */
-    private void passWhileExpected() throws IOException {
-        long poll = lastPoll;
-        long seen = dequeuedSeen; // the count at this loop's look
-        boolean first = true;
-        // a volatile re-read of the stamp and an opaque one of the count: any change ends the pass at the next part
-        while ((passPart(first) & PART_MORE) != 0 && lastPoll == poll
-                && (long) LONGS.getOpaque(dequeued, DEQUEUED) == seen) {
-            first = false;
-        }
-    }
-
-    /** {@link #passPart}: it moved bytes or completed something. */
-    protected static final int PART_WORK = 1;
-    /** {@link #passPart}: the pass is not whole yet. */
-    protected static final int PART_MORE = 2;
-
-    /**
-     * One part of a pass in the return window (see {@link #passWhileExpected}); by default the whole
-     * {@link #pass}. A transport whose pass can be long (many hot connections) makes it in parts and says
-     * {@link #PART_MORE} until the pass is whole.
-     *
-     * @param first true for the first part of a pass
-     * @return {@link #PART_WORK} and {@link #PART_MORE} bits
-     */
-    protected int passPart(boolean first) throws IOException {
-        return pass() ? PART_WORK : 0;
     }
 
     /** Periodic work at {@code now}, also while a consumer polls (deadlines, heartbeats). */

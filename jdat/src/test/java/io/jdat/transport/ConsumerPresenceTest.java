@@ -26,7 +26,7 @@ class ConsumerPresenceTest {
     private static final long SLICE_NANOS = 2_000_000;
 
     /** Records its passes and blocks; spins 0 ns (blocks whenever a pass finds nothing). */
-    static class Recorder extends ProgressThread<ProgressThread.Polled> {
+    static final class Recorder extends ProgressThread<ProgressThread.Polled> {
         final AtomicInteger passes = new AtomicInteger();
         final AtomicInteger blocks = new AtomicInteger();
         final AtomicLong firstBlock = new AtomicLong();
@@ -121,63 +121,6 @@ class ConsumerPresenceTest {
             assertTrue(after >= ProgressThread.CONSUMER_RETURN_MICROS * 1000 - SLICE_NANOS,
                     "blocked " + after / 1000 + " µs after the last dequeue, inside the return window");
         } finally {
-            r.close();
-        }
-    }
-
-    /**
-     * A {@link Recorder} whose return-window passes come in 1000 parts; the fifth part of the first armed pass
-     * waits until the test's consumer is back, and each pass's part count is recorded when the next one begins.
-     */
-    static final class PartedRecorder extends Recorder {
-        final CountDownLatch inFifthPart = new CountDownLatch(1);
-        final CountDownLatch consumerBack = new CountDownLatch(1);
-        final CountDownLatch firstPassRecorded = new CountDownLatch(1);
-        volatile int firstPassParts = -1;
-        private int parts;
-        private boolean watching;
-
-        @Override
-        protected int passPart(boolean first) {
-            if (first) {
-                if (watching) {
-                    watching = false;
-                    firstPassParts = parts;
-                    firstPassRecorded.countDown();
-                }
-                parts = 0;
-                if (armed && inFifthPart.getCount() > 0) {
-                    watching = true;
-                }
-            }
-            parts++;
-            if (watching && parts == 5) {
-                inFifthPart.countDown();
-                try {
-                    consumerBack.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return parts < 1000 ? PART_MORE : 0;
-        }
-    }
-
-    @Test
-    @DisplayName("A return-window pass made in parts ends after the part in which the consumer came back (a"
-            + " dequeue), not after all 1000: a returning consumer does not wait behind a whole pass")
-    void windowPassEndsWhenTheConsumerIsBack() throws Exception {
-        PartedRecorder r = new PartedRecorder();
-        try {
-            r.presentThenArm(); // then nothing: after a slice the thread expects the consumer back and passes
-            assertTrue(r.inFifthPart.await(10, TimeUnit.SECONDS), "a return-window pass began");
-            r.eventDequeued(); // the consumer is back
-            r.consumerBack.countDown();
-            // the thread finds the consumer present, parks a slice, then (no more dequeues) passes again
-            assertTrue(r.firstPassRecorded.await(10, TimeUnit.SECONDS), "a second return-window pass began");
-            assertEquals(5, r.firstPassParts, "parts of the pass the consumer came back in (1000 is the whole)");
-        } finally {
-            r.consumerBack.countDown();
             r.close();
         }
     }
