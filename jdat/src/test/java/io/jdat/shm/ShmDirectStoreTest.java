@@ -307,6 +307,38 @@ class ShmDirectStoreTest {
         }
     }
 
+    @Test
+    @DisplayName("RDR-16 (shm direct store): once warm, posting direct RDMA Writes (64 B and 4 KiB, suppressed"
+            + " completions) allocates nothing on the posting thread")
+    void directWritesAllocateNothing() {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)
+                java.lang.management.ManagementFactory.getThreadMXBean();
+        try (Pair p = new Pair(ShmTesting.SHM, attr(), 64).connect(); ShmMemory sm = ShmMemory.allocate(MIB)) {
+            Lmr s = Lmr.create(p.server.ia, MemType.VIRTUAL, RegionDescription.forVa(sm.segment()), MIB,
+                    p.server.pz, MemPriv.ALL);
+            LmrTriplet[] small = iov(p.client.lmr, 0, 64);
+            LmrTriplet[] page = iov(p.client.lmr, 0, 4096);
+            RmrTriplet a = s.remoteTriplet(0, 64);
+            RmrTriplet b = s.remoteTriplet(8192, 4096);
+            for (int i = 0; i < 20_000; i++) { // warm up: the JIT compiles the path
+                p.client.ep.postRdmaWrite(1, small, i, a, CompletionFlags.SUPPRESS);
+                p.client.ep.postRdmaWrite(1, page, i, b, CompletionFlags.SUPPRESS);
+            }
+            long best = Long.MAX_VALUE;
+            for (int round = 0; round < 5 && best > 0; round++) {
+                long before = mx.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 1000; i++) {
+                    p.client.ep.postRdmaWrite(1, small, i, a, CompletionFlags.SUPPRESS);
+                    p.client.ep.postRdmaWrite(1, page, i, b, CompletionFlags.SUPPRESS);
+                }
+                best = Math.min(best, mx.getCurrentThreadAllocatedBytes() - before);
+            }
+            assertTrue(directWrites() >= 40_000, "stored directly: " + directWrites());
+            assertTrue(best < 2000, "2000 direct Writes allocated " + best + " bytes");
+            s.free();
+        }
+    }
+
     /** A corruption of the target's table entry, made by the test as a hostile target would. */
     enum Corruption { OFFSET_PAST_THE_FILE, LENGTH_PAST_THE_FILE, UNKNOWN_FILE, LINK_TO_A_FILE_NOT_GIVEN }
 
