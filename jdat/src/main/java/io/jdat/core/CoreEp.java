@@ -796,15 +796,23 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             return RemoteRegion.OK;
         }
         Region r = ia.memory.lookup(rmrContext);
-        if (r == null || (r.privileges() & privilege) == 0 || r.pz() != pz) {
+        if (r == null) {
             return RemoteRegion.ACCESS_ERROR;
         }
-        long off = r.offsetOf(address, length);
+        // the rule shared with the shm direct store (RemoteRegion.accessOffset): privilege, PZ, bounds
+        long off = RemoteRegion.accessOffset(r.address(), r.length(), r.privileges(), r.pz() == pz, privilege,
+                address, length);
         if (off < 0 || !r.segment().scope().isAlive()) {
             return RemoteRegion.ACCESS_ERROR;
         }
         out.set(r.segment(), off);
         return RemoteRegion.OK;
+    }
+
+    @Override
+    public int protectionZone() {
+        CorePz p = pz;
+        return p == null ? 0 : p.id;
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.jdat.MemType;
 import io.jdat.ProtectionZone;
 import io.jdat.RegionDescription;
 import io.jdat.spi.DeviceMemory;
+import io.jdat.spi.ExposedMemory;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -50,7 +51,13 @@ public final class CoreLmr extends CoreObject implements Lmr {
         this.registration = pz.domain == null ? null : pz.domain.register(memory, privileges);
         this.deviceKey = registration == null ? 0 : registration.localKey();
         ia.memory.publish(index, region);
+        ExposedMemory exposed = ia.transport.exposedMemory();
+        if (exposed != null && (privileges & REMOTE) != 0) {
+            exposed.exposed(context, memory, memory.address(), privileges, pz.id);
+        }
     }
+
+    private static final int REMOTE = MemPriv.REMOTE_READ | MemPriv.REMOTE_WRITE;
 
     /** {@code dat_lmr_create}. */
     static CoreLmr create(CoreIa ia, int memType, RegionDescription desc, long length, ProtectionZone pzHandle,
@@ -153,6 +160,11 @@ public final class CoreLmr extends CoreObject implements Lmr {
     private void release() {
         if (registration != null) {
             registration.close();
+        }
+        ExposedMemory exposed = ia.transport.exposedMemory();
+        if (exposed != null && (privileges & REMOTE) != 0) {
+            // returns once no peer's direct store through the context can land (dat_lmr_free's promise)
+            exposed.withdrawn(region.context(), pz.id);
         }
         ia.memory.release(index);
         if (sharedId != null) {

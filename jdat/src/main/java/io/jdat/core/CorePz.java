@@ -12,7 +12,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** {@code DAT_PZ_HANDLE}: counts the EPs, LMRs and RMRs that use it, so a used PZ cannot be freed. */
 public final class CorePz extends CoreObject implements ProtectionZone {
+    private static final AtomicInteger IDS = new AtomicInteger();
     private final AtomicInteger users = new AtomicInteger();
+    /** Nonzero and unique in the process: how a transport names this PZ ({@link io.jdat.spi.ExposedMemory}). */
+    final int id = IDS.incrementAndGet();
     /** The device's protection domain on a transport with {@link DeviceMemory}, else {@code null}. */
     final DeviceMemory.Domain domain;
 

@@ -128,6 +128,10 @@ public final class CoreRmr extends CoreObject implements Rmr {
                     triplet.segmentLength(), pz, priv, lmr.lmr(), false);
             lmr.lmr().boundRmrs.incrementAndGet();
             ia.memory.publish(index, binding);
+            io.jdat.spi.ExposedMemory exposed = ia.transport.exposedMemory();
+            if (exposed != null && priv != 0) {
+                exposed.exposed(ctx, binding.segment(), binding.address(), priv, pz.id);
+            }
             boundTriplet = triplet;
             boundPriv = priv;
             lastContext = ctx;
@@ -188,6 +192,11 @@ public final class CoreRmr extends CoreObject implements Rmr {
         }
         if (binding != null) {
             ia.memory.publish(index, null);
+            io.jdat.spi.ExposedMemory exposed = ia.transport.exposedMemory();
+            if (exposed != null && binding.privileges() != 0) {
+                // returns once no peer's direct store through the old context can land (RMB-06)
+                exposed.withdrawn(binding.context(), pz.id);
+            }
             binding.lmr().boundRmrs.decrementAndGet();
             binding = null;
         }

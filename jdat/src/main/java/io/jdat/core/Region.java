@@ -24,13 +24,6 @@ record Region(int context, MemorySegment segment, long address, long length, Cor
      * Overflow-safe for hostile values.
      */
     long offsetOf(long va, long len) {
-        if (len < 0) {
-            return -1;
-        }
-        long off = va - address;
-        if (va < address || off > length || len > length - off) {
-            return -1;
-        }
-        return off;
+        return io.jdat.spi.RemoteRegion.offsetIn(address, length, va, len);
     }
 }

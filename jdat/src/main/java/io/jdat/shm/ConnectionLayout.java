@@ -55,6 +55,14 @@ import java.lang.invoke.VarHandle;
  *   <tr><td>{@value #WANTS_BLOCK_HEARTBEAT}</td><td>4</td><td>1: this side could not map the peer IA's board, so
  *       the peer must advance {@link #HEARTBEAT} in its status block; written before the handshake ends</td>
  *       <td>the side</td><td>release store / acquire load</td></tr>
+ *   <tr><td>{@value #DIRECT_PZ}</td><td>4</td><td>the Protection Zone of this side's EP
+ *       ({@code ChannelSink.protectionZone()}, 0: unknown), against which the peer checks a direct store into
+ *       this side's memory ({@link ContextTable}); written once when the connection starts</td><td>the side</td>
+ *       <td>release store / acquire load</td></tr>
+ *   <tr><td>{@value #DIRECT_USE}</td><td>4</td><td>the context through which this side is storing directly
+ *       into the peer's memory now, 0 when none ({@link DirectStore}); the peer drains it when it withdraws a
+ *       context</td><td>the side</td><td>volatile store / volatile load (Dekker with the table's
+ *       invalidation)</td></tr>
  * </table>
  * The staging protocol: the owner of the data writes a chunk only when the peer's taken sequence equals its own
  * staged sequence, then releases {@code staged + 1}; the peer copies the chunk out and releases its taken
@@ -64,13 +72,13 @@ import java.lang.invoke.VarHandle;
 final class ConnectionLayout {
     /** "JDSC" as a big-endian int. */
     static final int MAGIC = 0x4A44_5343;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 4;
     static final int RING_CAPACITY_OFFSET = 8;
     static final int STAGING_SIZE_OFFSET = 12;
     static final int HEADER_LENGTH = 256;
-    static final int BLOCK_LENGTH = 512;
+    static final int BLOCK_LENGTH = 6 * RingDescriptor.LINE;
     static final int ACTIVE_BLOCK = HEADER_LENGTH;
     static final int PASSIVE_BLOCK = ACTIVE_BLOCK + BLOCK_LENGTH;
     static final int RINGS = 4096;
@@ -83,6 +91,10 @@ final class ConnectionLayout {
     static final int HEARTBEAT = 3 * RingDescriptor.LINE;
     static final int READY_SLOT = HEARTBEAT + 8;
     static final int WANTS_BLOCK_HEARTBEAT = HEARTBEAT + 12;
+    /** Written once by the side; a line of its own, so the peer's reads on every direct store never miss. */
+    static final int DIRECT_PZ = 4 * RingDescriptor.LINE;
+    /** Written by the side on every direct store; read by the peer only when it withdraws a context. */
+    static final int DIRECT_USE = 5 * RingDescriptor.LINE;
 
     static final int OPEN = 0;
     static final int DISCONNECTED = 1;

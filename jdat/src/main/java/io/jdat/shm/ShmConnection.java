@@ -153,6 +153,15 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
         tx.setPaths((peerAbilities & CmMessage.CAN_REACH) != 0 && transport.crossMemory,
                 (peerAbilities & CmMessage.CAN_MAP) != 0);
         rx.setPeerMemory(peerMemoryDir, arena);
+        // the direct store needs the peer's table (in its instance directory) and its memory directory, both
+        // validated as a memory directory is (directly under a base, a live process's instance, no link)
+        java.nio.file.Path peerInstance = transport.peerMemoryDir(remote.getPath().toString());
+        txLock.lock();
+        try {
+            tx.setDirect(DirectStore.open(peerInstance, peerMemoryDir, myBlock, peerBlock));
+        } finally {
+            txLock.unlock();
+        }
     }
 
     /**
@@ -174,6 +183,11 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
         sink = s;
         boolean ended = ending.attach(s);
         transport.connections.add(this);
+        if (transport.exposesContexts()) {
+            // release, after the connection joined the set a withdrawal drains: from here the peer may store
+            // directly into memory of this EP's PZ (DirectStore), and withdrawals wait for it
+            ConnectionLayout.INT.setRelease(myBlock, (long) ConnectionLayout.DIRECT_PZ, s.protectionZone());
+        }
         transport.progress.add(this);
         if (ended) {
             ending.deliver(s);
@@ -250,6 +264,7 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
         txLock.lock();
         try {
             rx.release();
+            tx.closeDirect();
             if (arena.scope().isAlive()) {
                 arena.close();
             }
@@ -260,6 +275,23 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
     }
 
     // ------------------------------------------------------------------ progress
+
+    /**
+     * Breaks the connection from the progress thread (a peer that held a context past a withdrawal's bound,
+     * {@link ContextTable}): the caller may hold locks of the core, so the break runs elsewhere.
+     */
+    void breakLater(String why) {
+        transport.progress.execute(() -> {
+            rxLock.lock();
+            try {
+                if (!closed) {
+                    rx.peerSilent(why);
+                }
+            } finally {
+                rxLock.unlock();
+            }
+        });
+    }
 
     /** One receive and completion pass, on any thread; skips a part another thread is running. */
     @Override
@@ -333,7 +365,7 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
         rxLock.lock();
         txLock.lock();
         try {
-            if (closed || !(mapped.truncated() || rx.peerMappingTruncated())) {
+            if (closed || !(mapped.truncated() || rx.peerMappingTruncated() || tx.directTruncated())) {
                 return false;
             }
             rx.peerCorrupt("the peer truncated a mapped file");

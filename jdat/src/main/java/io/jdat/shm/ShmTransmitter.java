@@ -57,6 +57,9 @@ final class ShmTransmitter {
     private long stagedFilled;
 
     private boolean stopped;
+    /** Stores RDMA Writes into the peer's memory itself, when it can check them ({@code txLock}); or null. */
+    private DirectStore direct;
+    private long directWrites;
     /** The peer's consumer position when the ring was last found full. */
     private long blockedAt = -1;
 
@@ -67,6 +70,28 @@ final class ShmTransmitter {
         this.inline = inline;
         int fp = out.maxPayload() - Records.MAX_HEADER;
         this.fragPayload = Math.min(fp & -8, 256 * 1024);
+    }
+
+    /** Sets the direct store into the peer's memory, or null for none ({@code txLock} held, before the start). */
+    void setDirect(DirectStore d) {
+        direct = d;
+    }
+
+    /** Unmaps the direct store's files ({@code txLock} held, the connection unmapping). */
+    void closeDirect() {
+        if (direct != null) {
+            direct.close();
+        }
+    }
+
+    /** Whether a target file the direct store mapped was truncated ({@code txLock} held). */
+    boolean directTruncated() {
+        return direct != null && direct.truncated();
+    }
+
+    /** RDMA Writes stored directly ({@code txLock}; tests read it to see the path taken). */
+    long directWrites() {
+        return directWrites;
     }
 
     void setPaths(boolean crossMemory, boolean shared) {
@@ -94,7 +119,20 @@ final class ShmTransmitter {
             count++;
             busy = true;
             if (written == count - 1) {
-                writePending();
+                if (direct != null && wr.op() == WorkRequest.Op.RDMA_WRITE
+                        && out.consumerPosition() == out.position() && direct.write(wr)) {
+                    // Stored by this thread into the target's memory (DirectStore), which is DAT's order: every
+                    // earlier request of the EP is written and handled by the peer (its consumer position is
+                    // our tail), so the bytes land after theirs; a later Send's record is published (release)
+                    // after this copy, so the target sees these bytes when it sees the Send. It completes now,
+                    // behind any earlier request still to be reaped.
+                    endPos[i] = out.position();
+                    written++;
+                    directWrites++;
+                    reap();
+                } else {
+                    writePending();
+                }
             }
             if (wr.op() == WorkRequest.Op.RMR_BIND && written == count) {
                 reap();

@@ -60,6 +60,8 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
     final String memoryDir;
     private final CrossMemory prober;
     private final AtomicLong ports = new AtomicLong(49152);
+    /** The contexts peers may store into directly ({@link DirectStore}); null when it could not be created. */
+    private final ContextTable contexts;
 
     /**
      * Opens the transport of one IA ({@code dat_ia_open}): its base directory (the {@code dir=} parameter's, else
@@ -89,6 +91,7 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
             this.memoryDir = ShmMemory.home(files).directory().toString();
             this.progress = new ShmProgress(iaName);
             progress.start(openBoard(instance, boardArena)); // the board before the thread (ShmProgress.start)
+            this.contexts = DirectStore.ENABLED ? ContextTable.create(this, instance) : null;
             opened = true;
         } catch (DatException e) {
             throw e;
@@ -135,6 +138,17 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
             return null;
         }
         return d;
+    }
+
+    /** {@inheritDoc} The table peers check their direct stores against ({@link ContextTable}), or null. */
+    @Override
+    public io.jdat.spi.ExposedMemory exposedMemory() {
+        return contexts;
+    }
+
+    /** Whether peers may store into this IA's memory directly (its {@link ContextTable} exists). */
+    boolean exposesContexts() {
+        return contexts != null;
     }
 
     @Override
@@ -232,6 +246,9 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
     @Override
     protected void releaseResources() {
         progress.shutdown();
+        if (contexts != null) {
+            contexts.close();
+        }
         boardArena.close();
         instance.close();
         synchronized (this) {

@@ -17,8 +17,13 @@
  *
  * <h2>Data path</h2>
  * Per connection, one single-producer ring per direction ({@link io.jdat.shm.ShmRing}, laid out by
- * {@link io.jdat.shm.RingDescriptor}) carries this side's requests as records ({@code Records}). The side that
- * owns the target memory always moves the bytes, after its core checked the access ({@code resolveRemote}):
+ * {@link io.jdat.shm.RingDescriptor}) carries this side's requests as records ({@code Records}). An RDMA Write into
+ * the peer's {@link io.jdat.shm.ShmMemory} is stored by the requester itself when it can check it ({@code DirectStore}):
+ * the peer publishes its remotely reachable {@code ShmMemory} contexts in a table only it writes
+ * ({@code ContextTable}), the requester checks the Write against it with the core's rule and the peer EP's PZ,
+ * copies into its mapping of the peer's file and completes the Write at once; a withdrawal waits for a store in
+ * progress before {@code dat_lmr_free} or the unbind returns. Every other transfer, and a Write that check does not
+ * pass, is moved by the side that owns the target memory, after its core checked the access ({@code resolveRemote}):
  * <ul>
  *   <li>up to the inline size (16 KiB): the bytes travel in the ring (two copies, no system call);</li>
  *   <li>memory from {@link io.jdat.shm.ShmMemory} on the requester's side: the owner maps the requester's file

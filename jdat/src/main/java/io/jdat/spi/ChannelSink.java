@@ -58,6 +58,17 @@ public interface ChannelSink {
     int resolveRemote(int rmrContext, long address, long length, int privilege, RemoteRegion out);
 
     /**
+     * The identity of this EP's Protection Zone, as {@link ExposedMemory} names the PZ of a region: nonzero,
+     * unique among the process's PZs, fixed while connected (EPM-09). A transport that lets the peer check an
+     * access itself publishes it for the peer. 0 (the default) means unknown: no peer-side check.
+     *
+     * @return the PZ's identity, or 0
+     */
+    default int protectionZone() {
+        return 0;
+    }
+
+    /**
      * The oldest submitted request finished.
      *
      * @param status its status

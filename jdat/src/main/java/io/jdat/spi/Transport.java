@@ -82,6 +82,17 @@ public interface Transport {
     }
 
     /**
+     * Where a software transport that lets peers move RDMA bytes themselves learns of the IA's remotely reachable
+     * memory ({@code dat_lmr_create}/{@code dat_lmr_free}, {@code dat_rmr_bind}/unbind), or {@code null} (the
+     * default): the core alone checks and serves remote access.
+     *
+     * @return the listener, or {@code null}
+     */
+    default ExposedMemory exposedMemory() {
+        return null;
+    }
+
+    /**
      * Whether {@code dat_srq_create} is supported; when not, the core fails it with
      * {@code DAT_MODEL_NOT_SUPPORTED}. Default true (the core keeps shared receive queues itself).
      *
