@@ -8,6 +8,9 @@ import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.Rmr;
 import io.jdat.RmrParam;
+import io.jdat.spi.DeviceMemory;
+import io.jdat.spi.ExposedMemory;
+import io.jdat.spi.WorkRequest;
 
 /**
  * {@code DAT_RMR_HANDLE}: a memory window. It owns one index of the IA's {@link MemoryTable}; every bind
@@ -19,9 +22,9 @@ public final class CoreRmr extends CoreObject implements Rmr {
     /** The current binding, or {@code null}; guarded by {@code this}. */
     private Region binding;
     /** The device registration standing for the current binding (transports with device memory). */
-    private io.jdat.spi.DeviceMemory.Registration deviceBinding;
+    private DeviceMemory.Registration deviceBinding;
     /** The device memory window ({@code ibv_alloc_mw}) when the device has them, else {@code null}. */
-    private final io.jdat.spi.DeviceMemory.Window window;
+    private final DeviceMemory.Window window;
     /** With a window: the core's token of the last bind or unbind applied (what its work request carries). */
     private int windowToken;
     private LmrTriplet boundTriplet;
@@ -92,7 +95,7 @@ public final class CoreRmr extends CoreObject implements Rmr {
      *
      * @return the new context (with a device window: the core's own token of this bind, see {@link #postedContext})
      */
-    int applyBind(LmrTriplet triplet, Region lmr, int priv, io.jdat.spi.WorkRequest wr) {
+    int applyBind(LmrTriplet triplet, Region lmr, int priv, WorkRequest wr) {
         synchronized (this) {
             if (window != null) {
                 // A device window: the bind is a work request on the EP's queue; an unbind names the region the
@@ -128,7 +131,7 @@ public final class CoreRmr extends CoreObject implements Rmr {
                     triplet.segmentLength(), pz, priv, lmr.lmr(), false);
             lmr.lmr().boundRmrs.incrementAndGet();
             ia.memory.publish(index, binding);
-            io.jdat.spi.ExposedMemory exposed = ia.transport.exposedMemory();
+            ExposedMemory exposed = ia.transport.exposedMemory();
             if (exposed != null && priv != 0) {
                 exposed.exposed(ctx, binding.segment(), binding.address(), priv, pz.id);
             }
@@ -144,7 +147,7 @@ public final class CoreRmr extends CoreObject implements Rmr {
      * window, the key the device gave the window when the bind was posted ({@code ctx} is then the core's token of
      * the bind, which {@link #bindFailed} compares); otherwise {@code ctx}.
      */
-    int postedContext(io.jdat.spi.WorkRequest wr, int ctx) {
+    int postedContext(WorkRequest wr, int ctx) {
         if (window == null) {
             return ctx;
         }
@@ -192,7 +195,7 @@ public final class CoreRmr extends CoreObject implements Rmr {
         }
         if (binding != null) {
             ia.memory.publish(index, null);
-            io.jdat.spi.ExposedMemory exposed = ia.transport.exposedMemory();
+            ExposedMemory exposed = ia.transport.exposedMemory();
             if (exposed != null && binding.privileges() != 0) {
                 // returns once no peer's direct store through the old context can land (RMB-06)
                 exposed.withdrawn(binding.context(), pz.id);
