@@ -15,7 +15,7 @@
 # Under qemu TCG every figure is emulated and noisy: only the ratio means anything, and even it is rough on a
 # loaded host. Each ping-pong side busy-polls, so the guest gets two vCPUs (PERF_SMP; with one, both sides and
 # the kernel's soft device share a CPU and the scheduler's time slices dominate).
-# Needs jdat-tools/target/jdat-tools.jar (./jdat.sh build). Environment: SIW_VM, SIW_VM_NAME (default
+# Needs jdat-tools/target/jdat-tools.jar (./jdat.sh build), or JAR=another build of it. Environment: SIW_VM, SIW_VM_NAME (default
 # jdat-verbs-perf), PERF_LOG (default target/verbs-perf), LAT_N (latency iterations, 5000), BW_N (1 MiB writes,
 # 400), BW64_N (64 B writes, 20000), WARMUP (jdat's latency warm-up iterations, LAT_N), WINDOW (16), JOPTS (JVM options, see below), REPEAT
 # (runs of each, the median of the figures is shown; 3), KEEP=1 (leave the VM up), REUSE=1 (use the VM
@@ -37,7 +37,7 @@ DEVICES=("${@:-rxe}")
 mkdir -p "$LOG/share"
 [ -x "$SIW_VM" ] || { echo "verbs-perf: no siw-vm tool (SIW_VM)"; exit 1; }
 . bin/jdk25.sh
-cp jdat-tools/target/jdat-tools.jar "$LOG/share/" || { echo "verbs-perf: build jdat-tools first (./jdat.sh build)"; exit 1; }
+cp "${JAR:-jdat-tools/target/jdat-tools.jar}" "$LOG/share/jdat-tools.jar" || { echo "verbs-perf: build jdat-tools first (./jdat.sh build)"; exit 1; }
 g() { "$SIW_VM" exec -- "$@"; }
 # A measured run: under flock BENCH_LOCK when set.
 m() { if [ -n "${BENCH_LOCK:-}" ]; then flock -w 900 "$BENCH_LOCK" "$SIW_VM" exec -- "$@"; else g "$@"; fi; }
