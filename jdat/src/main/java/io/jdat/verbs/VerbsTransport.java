@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One open {@code verbs} IA: the RDMA device that owns the IA's address, reached through an rdma_cm event
@@ -110,7 +111,7 @@ final class VerbsTransport implements Transport, DeviceMemory {
     /** Established connections, polled by {@link #progress()} and the progress thread. */
     final ConnectionSet<VerbsConnection> connections = new ConnectionSet<>(new VerbsConnection[0]);
     /** One poller of the IA's CQs at a time; native objects are destroyed under it too. */
-    final PollLock pollLock = new PollLock();
+    final ReentrantLock pollLock = new ReentrantLock();
     /** rdma_cm ids (by address) to what handles their events. */
     final Map<Long, CmHandler> handlers = new ConcurrentHashMap<>();
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();

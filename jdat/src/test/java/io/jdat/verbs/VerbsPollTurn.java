@@ -25,7 +25,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code dat_evd_dequeue} on the client's empty receive EVD (the whole turn); {@code Transport.progress} (the
  * verbs part of it: the poll count, the poll lock, every connection's poll); {@code VerbsConnection.poll} (its
  * checks and the downcall, the poll lock held for the round); the bare {@code poll_cq} downcall; an uncontended
- * {@code ReentrantLock} tryLock/unlock and the same of {@link PollLock}; a compare-and-set and release store of an int; {@code System.nanoTime};
+ * {@code ReentrantLock} tryLock/unlock; a compare-and-set and release store of an int; {@code System.nanoTime};
  * {@code Thread.onSpinWait}. A measurement, not a check: it asserts nothing and always exits 0 once measured.
  */
 public final class VerbsPollTurn {
@@ -112,14 +112,6 @@ public final class VerbsPollTurn {
                 for (int i = 0; i < n; i++) {
                     if (lock.tryLock()) {
                         lock.unlock();
-                    }
-                }
-            });
-            PollLock pl = new PollLock();
-            measure("PollLock tryLock+unlock", turns, n -> {
-                for (int i = 0; i < n; i++) {
-                    if (pl.tryLock()) {
-                        pl.unlock();
                     }
                 }
             });
