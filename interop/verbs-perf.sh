@@ -4,7 +4,7 @@
 #   interop/verbs-perf.sh [DEVICE...]      DEVICE: rxe (default) and/or siw
 #
 # For each device, in the guest: perftest's ib_send_lat, ib_write_lat, ib_read_lat at 64 B (median, t_typical)
-# and ib_write_bw at 1 MiB (BW average, converted from perftest's 2^20-byte MB to 10^6 bytes), all with -R
+# and ib_write_bw at 64 B and 1 MiB (BW average, converted from perftest's 2^20-byte MB to 10^6 bytes), all with -R
 # (rdma_cm), server and client on the device's eth0 address; then `jdat perf` on the same device and address as two
 # processes, like perftest (`--server` and `--client`; send, rdma-write, rdma-read latency: the median; rdma-write
 # bandwidth). Both measure the same thing:
@@ -15,9 +15,9 @@
 # Under qemu TCG every figure is emulated and noisy: only the ratio means anything, and even it is rough on a
 # loaded host. Each ping-pong side busy-polls, so the guest gets two vCPUs (PERF_SMP; with one, both sides and
 # the kernel's soft device share a CPU and the scheduler's time slices dominate).
-# Needs jdat-tools/target/jdat-tools.jar (./jdat.sh build). Environment: SIW_VM, SIW_VM_NAME (default
+# Needs jdat-tools/target/jdat-tools.jar (./jdat.sh build), or JAR=another build of it. Environment: SIW_VM, SIW_VM_NAME (default
 # jdat-verbs-perf), PERF_LOG (default target/verbs-perf), LAT_N (latency iterations, 5000), BW_N (1 MiB writes,
-# 400), WARMUP (jdat's latency warm-up iterations, LAT_N), WINDOW (16), JOPTS (JVM options, see below), REPEAT
+# 400), BW64_N (64 B writes, 20000), WARMUP (jdat's latency warm-up iterations, LAT_N), WINDOW (16), JOPTS (JVM options, see below), REPEAT
 # (runs of each, the median of the figures is shown; 3), KEEP=1 (leave the VM up), REUSE=1 (use the VM
 # already up, started with --share $PERF_LOG/share), BENCH_LOCK (a file: each perftest and jdat perf run holds it
 # with flock, so that no other benchmark on the host runs at the same time).
@@ -30,13 +30,14 @@ LOG=${PERF_LOG:-$ROOT/target/verbs-perf}
 LAT_N=${LAT_N:-5000}
 WARMUP=${WARMUP:-$LAT_N}
 BW_N=${BW_N:-400}
+BW64_N=${BW64_N:-20000}
 WINDOW=${WINDOW:-16}
 REPEAT=${REPEAT:-3}
 DEVICES=("${@:-rxe}")
 mkdir -p "$LOG/share"
 [ -x "$SIW_VM" ] || { echo "verbs-perf: no siw-vm tool (SIW_VM)"; exit 1; }
 . bin/jdk25.sh
-cp jdat-tools/target/jdat-tools.jar "$LOG/share/" || { echo "verbs-perf: build jdat-tools first (./jdat.sh build)"; exit 1; }
+cp "${JAR:-jdat-tools/target/jdat-tools.jar}" "$LOG/share/jdat-tools.jar" || { echo "verbs-perf: build jdat-tools first (./jdat.sh build)"; exit 1; }
 g() { "$SIW_VM" exec -- "$@"; }
 # A measured run: under flock BENCH_LOCK when set.
 m() { if [ -n "${BENCH_LOCK:-}" ]; then flock -w 900 "$BENCH_LOCK" "$SIW_VM" exec -- "$@"; else g "$@"; fi; }
@@ -105,22 +106,27 @@ for DEV in "${DEVICES[@]}"; do
         PT[write]+=" $(perftest ib_write_lat 64 "$LAT_N" "$run")"
         PT[read]+=" $(perftest ib_read_lat 64 "$LAT_N" "$run")"
         PT[bw]+=" $(perftest ib_write_bw 1048576 "$BW_N" "$run")"
+        PT[bw64]+=" $(perftest ib_write_bw 64 "$BW64_N" "$run")"
         jdat "--op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $WARMUP" > "$LOG/$DEV-jdat-lat-$run.csv" 2>&1
         jdat "--op write --test bw --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW" > "$LOG/$DEV-jdat-bw-$run.csv" 2>&1
+        # 64 B: the same count as perftest's (jdat perf's bandwidth test warms up first, untimed, while C1 compiles).
+        jdat "--op write --test bw --bw-size 64 --bw-bytes $((BW64_N * 64)) --window $WINDOW" \
+            > "$LOG/$DEV-jdat-bw64-$run.csv" 2>&1
         # CSV: operation,size_bytes,count,min_us,median_us,mean_us,stdev_us,p99_us,p999_us,max_us,mb_per_s,msg_per_s
         L="$LOG/$DEV-jdat-lat-$run.csv"
         JD[send]+=" $(awk -F, 'tolower($1) ~ /send/ && $2 == 64 { print $5 }' "$L" | tail -1)"
         JD[write]+=" $(awk -F, 'tolower($1) ~ /write/ && $2 == 64 { print $5 }' "$L" | tail -1)"
         JD[read]+=" $(awk -F, 'tolower($1) ~ /read/ && $2 == 64 { print $5 }' "$L" | tail -1)"
         JD[bw]+=" $(awk -F, 'tolower($1) ~ /write/ && $2 == 1048576 { print $11 }' "$LOG/$DEV-jdat-bw-$run.csv" | tail -1)"
+        JD[bw64]+=" $(awk -F, 'tolower($1) ~ /write/ && $2 == 64 { print $11 }' "$LOG/$DEV-jdat-bw64-$run.csv" | tail -1)"
     done
     echo
     echo "$DEV (qemu TCG, emulated: only the ratio means anything; median of $REPEAT runs; logs in $LOG)"
     printf '| %-30s | %-8s | %-24s | %-24s | %-5s |\n' test size "perftest (runs)" "jdat (runs)" ratio
     printf '| %-30s | %-8s | %-24s | %-24s | %-5s |\n' --- --- --- --- ---
-    for k in send write read bw; do
+    for k in send write read bw64 bw; do
         case $k in send) t="send lat, us (ib_send_lat)"; size=64 ;; write) t="write lat, us (ib_write_lat)"; size=64 ;;
-            read) t="read lat, us (ib_read_lat)"; size=64 ;; bw) t="write bw, MB/s (ib_write_bw)"; size=1MiB ;; esac
+            read) t="read lat, us (ib_read_lat)"; size=64 ;; bw64) t="write bw, MB/s (ib_write_bw)"; size=64 ;; bw) t="write bw, MB/s (ib_write_bw)"; size=1MiB ;; esac
         # shellcheck disable=SC2086
         p=$(median ${PT[$k]}); j=$(median ${JD[$k]})
         r=$(awk -v p="$p" -v j="$j" 'BEGIN { if (p > 0 && j > 0) printf "%.2f", j / p; else print "n/a" }')

@@ -64,6 +64,15 @@ import java.util.concurrent.locks.ReentrantLock;
 final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsTransport.CmHandler {
     /** Work completions read per {@code poll_cq}. */
     static final int POLL_BATCH = 16;
+    /**
+     * The system property that sets the inline data a QP asks for, bytes (default {@value #DEFAULT_INLINE}; 0: none).
+     * A device that cannot give it gets a QP without inline data.
+     */
+    static final String INLINE_PROPERTY = "jdat.verbs.inlineBytes";
+    /** The default inline request: a small Send or RDMA Write, as DAPL's openib providers do (their default 64 B). */
+    static final int DEFAULT_INLINE = 64;
+    /** {@link #INLINE_PROPERTY}, read once. */
+    static final int INLINE_REQUEST = Math.clamp(Integer.getInteger(INLINE_PROPERTY, DEFAULT_INLINE), 0, 1024);
     private static final int IDLE = 0;
     private static final int SETUP = 1;
     private static final int UP = 2;
@@ -109,6 +118,12 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     /** SGEs one device request may carry: a Send or Write ({@code max_sge}), a Read ({@code max_sge_rd}). */
     private int deviceSge;
     private int deviceSgeRd;
+    /**
+     * The most bytes a Send or RDMA Write carries inline ({@code IBV_SEND_INLINE}: the provider copies them into the
+     * work request when it is posted, and the device does not read the buffer again): what the QP got of
+     * {@link #INLINE_PROPERTY}'s request, 0 for none.
+     */
+    private int maxInline;
     private MemorySegment sendWrs;
     private MemorySegment sendSges;
     /** Per slot: the DAT length completed with it, or {@link #PART} for a leading part of a split request. */
@@ -282,10 +297,18 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             a.set(ADDRESS, offset(QP_INIT_ATTR, "srq"), srq.srq);
         }
         MemorySegment pd = ((VerbsDomain) res.domain()).pd;
+        long inlineAt = cap + offset(VerbsLayouts.QP_CAP, "max_inline_data");
+        a.set(JAVA_INT, inlineAt, INLINE_REQUEST);
         int rc = call(() -> (int) t.v.createQp.invokeExact(id, pd, a));
+        if (rc != 0 && INLINE_REQUEST > 0) { // the device has less inline data (or none): a QP without it
+            a.set(JAVA_INT, inlineAt, 0);
+            rc = call(() -> (int) t.v.createQp.invokeExact(id, pd, a));
+        }
         if (rc != 0) {
             return false;
         }
+        // ibv_create_qp writes the QP's real capabilities back into the attributes: the inline size it got.
+        maxInline = Math.clamp(a.get(JAVA_INT, inlineAt), 0, INLINE_REQUEST);
         qp = id.get(ADDRESS, offset(CM_ID_HEAD, "qp"));
         int r = call(() -> (int) Verbs.REQ_NOTIFY_CQ.invokeExact(t.reqNotifyFn, cq.address(), 0));
         sendWrs = arena.allocate(SEND_WR, sendDepth);
@@ -599,6 +622,14 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             case RDMA_READ -> Math.min(wr.remoteLength(), wr.totalLength());
             default -> wr.totalLength();
         };
+        // A small Send or RDMA Write goes inline: the provider copies the bytes at the post (the core checked the
+        // local LMRs already; the device no longer reads the buffer, so it needs no lkey), as perftest's latency
+        // tests and DAPL's providers post them. DAT's rule is kept: the buffer is the consumer's again only at
+        // the completion.
+        if (length <= maxInline && count > 0 && count <= perWr
+                && (opcode == VerbsLayouts.IBV_WR_SEND || opcode == VerbsLayouts.IBV_WR_RDMA_WRITE)) {
+            flags |= VerbsLayouts.IBV_SEND_INLINE;
+        }
         // siw (iWARP) refuses a fenced RDMA Read ("a READ cannot be fenced": EINVAL at the doorbell): the fence
         // goes on a zero-length RDMA Write (no remote memory) put in front, which waits for the earlier Reads; the
         // send queue is processed in order, so the Read starts after it.

@@ -267,6 +267,8 @@ final class VerbsLayouts {
     static final int IBV_SEND_SIGNALED = 1 << 1;
     /** {@code IBV_SEND_SOLICITED}. */
     static final int IBV_SEND_SOLICITED = 1 << 2;
+    /** {@code IBV_SEND_INLINE}. */
+    static final int IBV_SEND_INLINE = 1 << 3;
     /** {@code IBV_WC_RECV}: a receive completion has this opcode bit. */
     static final int IBV_WC_RECV = 1 << 7;
     /** {@code IBV_ACCESS_LOCAL_WRITE}. */

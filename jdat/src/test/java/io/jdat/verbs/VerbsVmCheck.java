@@ -72,6 +72,11 @@ public final class VerbsVmCheck {
     private VerbsVmCheck() {
     }
 
+    /** Names the IA that {@link #connected()} opens, for a program that runs no checks ({@link VerbsPollTurn}). */
+    static void ia(String name) {
+        ia = name;
+    }
+
     /** Small iovs: siw has 6 SGEs per work request. */
     static EpAttr attr() {
         return DataPath.attr().maxRecvIov(4).maxRequestIov(4).maxRdmaReadIov(4).maxRdmaWriteIov(4);
