@@ -5,6 +5,7 @@ import io.jdat.DatReturnSubtype;
 import io.jdat.DatReturnType;
 import io.jdat.Qos;
 import io.jdat.spi.ActiveHandler;
+import io.jdat.spi.ExposedMemory;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
@@ -142,7 +143,7 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
 
     /** {@inheritDoc} The table peers check their direct stores against ({@link ContextTable}), or null. */
     @Override
-    public io.jdat.spi.ExposedMemory exposedMemory() {
+    public ExposedMemory exposedMemory() {
         return contexts;
     }
 
