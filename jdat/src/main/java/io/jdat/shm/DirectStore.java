@@ -184,12 +184,7 @@ final class DirectStore {
         ChannelArena arena = ChannelArena.ofShared();
         MappedFile f;
         try {
-            if (!ownerOnlyRegularFile(p)) {
-                arena.close();
-                return null;
-            }
-            f = MappedFile.map(FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                    LinkOption.NOFOLLOW_LINKS), arena);
+            f = RingFile.openWatched(p, arena); // an owner-only regular file, no link, as the receiver maps them
         } catch (IOException | RuntimeException e) {
             arena.close();
             return null;

@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
@@ -57,13 +58,18 @@ final class RingFile {
 
     /**
      * Like {@link #open(Path, Arena)}, keeping the channel open with the arena so that a truncation of the file
-     * can be detected ({@link MappedFile#truncated()}).
+     * can be detected ({@link MappedFile#truncated()}). The file must be a regular file itself, not a symbolic
+     * link: a peer names these files, and a link could point the mapping at a file it was not given.
      */
     static MappedFile openWatched(Path path, Arena arena) throws IOException {
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(path);
+        if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException(path + " is not a regular file");
+        }
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS);
         if (!OWNER_ONLY.containsAll(perms)) {
             throw new IOException(path + " is not owner-only: " + PosixFilePermissions.toString(perms));
         }
-        return MappedFile.map(FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE), arena);
+        return MappedFile.map(FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS), arena);
     }
 }
