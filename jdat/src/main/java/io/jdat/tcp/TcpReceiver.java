@@ -309,10 +309,7 @@ final class TcpReceiver {
         }
         if (crc != null) {
             crc.reset();
-            int lim = in.limit();
-            in.limit(p + Ddp.LENGTH_FIELD + hdr);
-            crc.update(in); // moves position to the end of the header
-            in.limit(lim);
+            crcUpdate(p, Ddp.LENGTH_FIELD + hdr);
         }
         in.position(p + Ddp.LENGTH_FIELD + hdr);
         remaining = payload;
@@ -516,10 +513,7 @@ final class TcpReceiver {
             if (n > 0) {
                 int p = in.position();
                 if (crc != null) {
-                    int lim = in.limit();
-                    in.limit(p + n);
-                    crc.update(in);
-                    in.limit(lim);
+                    crcUpdate(p, n);
                 }
                 place.copy(inSeg, p, n);
                 in.position(p + n);
@@ -549,16 +543,24 @@ final class TcpReceiver {
         }
     }
 
+    /**
+     * Adds the {@code n} staged bytes at {@code p} to the CRC; the staging buffer's position ends at {@code p + n},
+     * its limit is unchanged. No allocation ({@code CRC32C} reads a direct buffer between position and limit).
+     */
+    private void crcUpdate(int p, int n) {
+        int lim = in.limit();
+        in.limit(p + n).position(p);
+        crc.update(in);
+        in.limit(lim);
+    }
+
     private boolean trailer() throws IOException {
         if (!fill(pad + Ddp.CRC_FIELD)) {
             return false;
         }
         int p = in.position();
         if (crc != null) {
-            int lim = in.limit();
-            in.limit(p + pad);
-            crc.update(in);
-            in.limit(lim);
+            crcUpdate(p, pad);
             int wire = Integer.reverseBytes(in.getInt(p + pad)); // sent least-significant byte first
             if (wire != (int) crc.getValue()) {
                 in.position(p + pad + Ddp.CRC_FIELD);

@@ -265,15 +265,10 @@ final class VerbsSrq implements DeviceSrq {
             if (size <= depth) {
                 return;
             }
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment attr = a.allocate(SRQ_ATTR);
-                attr.set(JAVA_INT, offset(SRQ_ATTR, "max_wr"), size);
-                int rc = call(() -> (int) t.v.modifySrq.invokeExact(srq, attr, VerbsLayouts.IBV_SRQ_MAX_WR));
-                if (rc != 0) {
-                    throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
-                            "ibv_modify_srq(IBV_SRQ_MAX_WR " + size + ") failed on " + t.deviceName + " (errno "
-                                    + t.v.errno() + "; siw cannot resize an SRQ)");
-                }
+            if (modify("max_wr", VerbsLayouts.IBV_SRQ_MAX_WR, size) != 0) {
+                throw new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_SRQ,
+                        "ibv_modify_srq(IBV_SRQ_MAX_WR " + size + ") failed on " + t.deviceName + " (errno "
+                                + t.v.errno() + "; siw cannot resize an SRQ)");
             }
             grow(size);
         } finally {
@@ -286,14 +281,25 @@ final class VerbsSrq implements DeviceSrq {
         if (closed) {
             return;
         }
+        if (modify("srq_limit", VerbsLayouts.IBV_SRQ_LIMIT, lw) != 0) {
+            System.getLogger("io.jdat.verbs").log(System.Logger.Level.WARNING, "ibv_modify_srq(IBV_SRQ_LIMIT "
+                    + lw + ") failed on " + t.deviceName + " (errno " + t.v.errno() + ")");
+        }
+    }
+
+    /**
+     * {@code ibv_modify_srq} of one field of {@code struct ibv_srq_attr}.
+     *
+     * @param field the field's name in {@code SRQ_ATTR}
+     * @param mask  its {@code enum ibv_srq_attr_mask} bit
+     * @param value the new value
+     * @return the call's result: 0, or an errno value ({@code t.v.errno()} has it too)
+     */
+    private int modify(String field, int mask, int value) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment attr = a.allocate(SRQ_ATTR);
-            attr.set(JAVA_INT, offset(SRQ_ATTR, "srq_limit"), lw);
-            int rc = call(() -> (int) t.v.modifySrq.invokeExact(srq, attr, VerbsLayouts.IBV_SRQ_LIMIT));
-            if (rc != 0) {
-                System.getLogger("io.jdat.verbs").log(System.Logger.Level.WARNING, "ibv_modify_srq(IBV_SRQ_LIMIT "
-                        + lw + ") failed on " + t.deviceName + " (errno " + t.v.errno() + ")");
-            }
+            attr.set(JAVA_INT, offset(SRQ_ATTR, field), value);
+            return call(() -> (int) t.v.modifySrq.invokeExact(srq, attr, mask));
         }
     }
 
