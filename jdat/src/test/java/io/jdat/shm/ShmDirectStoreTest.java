@@ -87,12 +87,17 @@ class ShmDirectStoreTest {
 
     /** RDMA Writes stored directly so far by the transmitters of this JVM's active (or passive) sides. */
     private long directWrites(boolean active) {
+        return sum(active, ShmTransmitter::directWrites);
+    }
+
+    /** {@code count} of the transmitters of this JVM's active (or passive) sides, summed, each under its lock. */
+    private long sum(boolean active, java.util.function.ToLongFunction<ShmTransmitter> count) {
         long n = 0;
         for (ShmConnection c : started) {
             if (c.activeSide == active) {
                 c.txLock.lock();
                 try {
-                    n += c.tx.directWrites();
+                    n += count.applyAsLong(c.tx);
                 } finally {
                     c.txLock.unlock();
                 }
@@ -427,18 +432,7 @@ class ShmDirectStoreTest {
 
     /** Direct Writes the client's transmitters placed at once for the core ({@code Channel.writeNow}). */
     private long placedAtOnce() {
-        long n = 0;
-        for (ShmConnection c : started) {
-            if (c.activeSide) {
-                c.txLock.lock();
-                try {
-                    n += c.tx.placedAtOnce();
-                } finally {
-                    c.txLock.unlock();
-                }
-            }
-        }
-        return n;
+        return sum(true, ShmTransmitter::placedAtOnce);
     }
 
     @Test

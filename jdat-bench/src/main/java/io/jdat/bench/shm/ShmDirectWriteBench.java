@@ -1,23 +1,13 @@
 package io.jdat.bench.shm;
 
-import io.jdat.CloseFlags;
 import io.jdat.CompletionFlags;
 import io.jdat.DatEvent;
 import io.jdat.Endpoint;
-import io.jdat.EpAttr;
 import io.jdat.EventDispatcher;
-import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
-import io.jdat.IaAttr;
-import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.MemType;
-import io.jdat.ProtectionZone;
-import io.jdat.PspFlags;
-import io.jdat.PublicServicePoint;
-import io.jdat.Qos;
 import io.jdat.RegionDescription;
 import io.jdat.RmrTriplet;
 import io.jdat.shm.ShmMemory;
@@ -70,8 +60,7 @@ public class ShmDirectWriteBench {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
     private Arena arena;
-    private InterfaceAdapter a;
-    private InterfaceAdapter b;
+    private LocalPair pair;
     private ShmMemory targetMemory;
     private Endpoint epA;
     private EventDispatcher reqA;
@@ -93,37 +82,19 @@ public class ShmDirectWriteBench {
     @Setup(Level.Trial)
     public void setUp() throws IOException {
         arena = Arena.ofShared();
-        a = InterfaceAdapter.open("shm", 16, null);
-        b = InterfaceAdapter.open("shm", 16, null);
-        ProtectionZone pzA = ProtectionZone.create(a);
-        ProtectionZone pzB = ProtectionZone.create(b);
-        reqA = EventDispatcher.create(a, 64, null, EvdFlags.DTO);
-        EventDispatcher recvA = EventDispatcher.create(a, 64, null, EvdFlags.DTO);
-        EventDispatcher recvB = EventDispatcher.create(b, 64, null, EvdFlags.DTO);
-        EventDispatcher reqB = EventDispatcher.create(b, 64, null, EvdFlags.DTO);
-        EventDispatcher connA = EventDispatcher.create(a, 8, null, EvdFlags.CONNECTION);
-        EventDispatcher connB = EventDispatcher.create(b, 8, null, EvdFlags.CONNECTION);
-        EventDispatcher crB = EventDispatcher.create(b, 8, null, EvdFlags.CR);
-        EpAttr attr = a.defaultEpAttr().recvCompletionFlags(CompletionFlags.DEFAULT)
-                .requestCompletionFlags(CompletionFlags.DEFAULT);
-        epA = Endpoint.create(a, pzA, recvA, reqA, connA, attr);
-        Endpoint epB = Endpoint.create(b, pzB, recvB, reqB, connB, attr);
+        pair = new LocalPair();
+        epA = pair.epA;
+        reqA = pair.reqA;
         srcSeg = arena.allocate(1 << 16, 4096);
         targetMemory = ShmMemory.allocate(1 << 16);
         dst = targetMemory.segment();
-        Lmr la = Lmr.create(a, MemType.VIRTUAL, RegionDescription.forVa(srcSeg), srcSeg.byteSize(), pzA, MemPriv.ALL);
-        Lmr lb = Lmr.create(b, MemType.VIRTUAL, RegionDescription.forVa(dst), dst.byteSize(), pzB, MemPriv.ALL);
+        Lmr la = Lmr.create(pair.a, MemType.VIRTUAL, RegionDescription.forVa(srcSeg), srcSeg.byteSize(), pair.pzA,
+                MemPriv.ALL);
+        Lmr lb = Lmr.create(pair.b, MemType.VIRTUAL, RegionDescription.forVa(dst), dst.byteSize(), pair.pzB,
+                MemPriv.ALL);
         src = new LmrTriplet[] {la.triplet(0, SIZE)};
         target = new RmrTriplet(lb.rmrContext(), lb.registeredAddress() + 8192, SIZE);
-        PublicServicePoint psp = PublicServicePoint.createAny(b, crB, PspFlags.CONSUMER);
-        epA.connect(b.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress(), psp.connQual(), 10_000_000, 0, null,
-                Qos.BEST_EFFORT, 0);
-        if (!crB.waitFor(10_000_000, 1, event)) {
-            throw new IllegalStateException("no connection request");
-        }
-        event.cr().accept(epB, 0, null);
-        expect(connA, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        expect(connB, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+        pair.connect();
         // the direct store: the bytes are at B when the post returns, nobody having polled B
         srcSeg.set(ValueLayout.JAVA_LONG, SIZE - 8, 0x5EED_5EEDL);
         epA.postRdmaWrite(1, src, 0, target, CompletionFlags.SUPPRESS);
@@ -141,18 +112,10 @@ public class ShmDirectWriteBench {
         table.set(ValueLayout.JAVA_INT, 8, 7);
     }
 
-    private static void expect(EventDispatcher evd, EventNumber n) {
-        DatEvent e = new DatEvent();
-        if (!evd.waitFor(10_000_000, 1, e) || e.eventNumber() != n) {
-            throw new IllegalStateException("expected " + n + ", got " + e);
-        }
-    }
-
     /** Closes both IAs. */
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
-        a.close(CloseFlags.ABRUPT);
-        b.close(CloseFlags.ABRUPT);
+        pair.close();
         targetMemory.close();
         arena.close();
         fileArena.close();
