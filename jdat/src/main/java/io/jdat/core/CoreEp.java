@@ -490,6 +490,18 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             } else {
                 wr.set(op, flags, 0, 0, local);
             }
+            if (op == WorkRequest.Op.RDMA_WRITE && (flags & CompletionFlags.SUPPRESS) != 0 && local > 0
+                    && q.empty() && channel.writeNow(wr)) {
+                // Placed and succeeded on this thread (the shm direct store): a SUPPRESSed success raises no
+                // event, and with nothing outstanding it completes after every earlier request, so it needs no
+                // slot of the request queue (no publication, no completion from the transport). Counted as one.
+                counters.reqPosted++;
+                counters.requestCompleted(DtoCompletionStatus.SUCCESS, local);
+                if (JfrEvents.wanted(DtoCompletionStatus.SUCCESS, local)) {
+                    JfrEvents.dto(this, op.name(), DtoCompletionStatus.SUCCESS, local, cookie, 0L);
+                }
+                return;
+            }
             counters.reqPosted++;
             q.publish(cookie, null);
             channel.submit(wr);

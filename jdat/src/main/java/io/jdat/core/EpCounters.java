@@ -6,7 +6,7 @@ import io.jdat.DtoCounters;
  * An Endpoint's {@link DtoCounters}, as plain fields grouped by the one writer each group has, with padding
  * between the groups so the posting thread and the transport's completion path do not share a cache line:
  * request posts and flushes (under the EP's {@code txLock}), request completions (the transport's single
- * completer), receive posts and flushes (under the EP's {@code lock}), receive completions (the transport's
+ * completer, or the poster for a Write placed at once while nothing is outstanding), receive posts and flushes (under the EP's {@code lock}), receive completions (the transport's
  * receive path). Incrementing allocates nothing and takes no lock of its own. Every completion is counted
  * before its event is queued, so a consumer that dequeued the event sees it counted.
  */
@@ -16,7 +16,8 @@ final class EpCounters {
     long reqPosted;
     long reqFlushed;
     long p10, p11, p12, p13, p14, p15;
-    // Request completions (transport completer).
+    // Request completions (the transport's completer; or the poster, under txLock, for an RDMA Write the transport
+    // placed at once with nothing outstanding, Channel.writeNow: the transport then has nothing to complete).
     long reqCompleted;
     long reqBytes;
     long reqErrors;

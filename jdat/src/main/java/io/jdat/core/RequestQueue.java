@@ -26,6 +26,8 @@ final class RequestQueue {
     /** The RMR of each bind request, else {@code null}. */
     private final CoreRmr[] rmr;
     private final Counters counters = new Counters();
+    private static final java.lang.invoke.VarHandle TAIL = FieldHandles.find(java.lang.invoke.MethodHandles.lookup(),
+            Counters.class, "tail", long.class);
     /** Validation target of a post that is flushed at once or refused (txLock). */
     private final WorkRequest scratch;
 
@@ -87,7 +89,10 @@ final class RequestQueue {
         cookie[idx] = requestCookie;
         posted[idx] = JfrEvents.recording ? System.nanoTime() : 0L;
         rmr[idx] = bound;
-        counters.tail = t + 1; // volatile: the slot is complete before a completer can see it
+        // release, not volatile: the slot is complete before a completer that reads this tail (volatile) sees it. No
+        // load of this thread has to wait for it (nothing reads the queue in a Dekker pair with the tail: posts and
+        // the transitions that read it hold txLock), so it needs no full fence (one per post on x86)
+        TAIL.setRelease(counters, t + 1);
     }
 
     /**

@@ -211,6 +211,16 @@ final class ShmConnection implements Channel, ProgressThread.Polled {
     }
 
     @Override
+    public boolean writeNow(WorkRequest wr) {
+        try {
+            return tx.writeNow(wr);
+        } catch (InternalError e) {
+            transport.progress.mappingFault(); // raised by compiled code after the transmitter's own handler
+            return false;
+        }
+    }
+
+    @Override
     public void recvPosted() {
         if (rx.stalled()) {
             try {

@@ -47,8 +47,23 @@ final class ShmTransmitter {
     private int written;
     /** Bytes of the first unwritten request already written as fragments. */
     private long fragOffset;
-    /** Outstanding work (read without the lock by pollers to skip idle connections). */
+    /**
+     * Outstanding work (read without the lock by pollers to skip idle connections, volatile). Written under
+     * {@code txLock} with release stores ({@link #BUSY}), not volatile ones: no reader needs the store ordered
+     * before a later load of the writer (a full fence on x86, on every post and completion). A poller that
+     * handled an answer of the peer reads it after its acquire of that record, which the peer wrote after it
+     * handled ours, published after this store: it sees true.
+     */
     private volatile boolean busy;
+    private static final java.lang.invoke.VarHandle BUSY;
+
+    static {
+        try {
+            BUSY = java.lang.invoke.MethodHandles.lookup().findVarHandle(ShmTransmitter.class, "busy", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     // RDMA Reads served through the peer's staging area, in order, with the bytes received so far.
     private WorkRequest[] stagedReads = new WorkRequest[16];
@@ -60,6 +75,8 @@ final class ShmTransmitter {
     /** Stores RDMA Writes into the peer's memory itself, when it can check them ({@code txLock}); or null. */
     private DirectStore direct;
     private long directWrites;
+    /** Of those, the ones placed at once for the core ({@link #writeNow}), with no request kept here. */
+    private long placedAtOnce;
     /** The peer's consumer position when the ring was last found full. */
     private long blockedAt = -1;
 
@@ -87,6 +104,11 @@ final class ShmTransmitter {
     /** Whether a target file the direct store mapped was truncated ({@code txLock} held). */
     boolean directTruncated() {
         return direct != null && direct.truncated();
+    }
+
+    /** Direct RDMA Writes placed at once for the core ({@code txLock}; tests read it to see the path taken). */
+    long placedAtOnce() {
+        return placedAtOnce;
     }
 
     /** RDMA Writes stored directly ({@code txLock}; tests read it to see the path taken). */
@@ -117,7 +139,7 @@ final class ShmTransmitter {
             wrs[i] = wr;
             endPos[i] = Long.MAX_VALUE;
             count++;
-            busy = true;
+            BUSY.setRelease(this, true);
             if (written == count - 1) {
                 if (direct != null && wr.op() == WorkRequest.Op.RDMA_WRITE
                         && out.consumerPosition() == out.position() && direct.write(wr)) {
@@ -139,6 +161,34 @@ final class ShmTransmitter {
             }
         } catch (RingCorruptException | InternalError | IllegalStateException | IndexOutOfBoundsException e) {
             broken(e); // the request is flushed
+        } finally {
+            conn.txLock.unlock();
+        }
+    }
+
+    /**
+     * The core's {@code Channel.writeNow}: a {@code SUPPRESS}ed RDMA Write with nothing outstanding on the EP,
+     * stored now by this thread into the target's memory ({@link DirectStore}) if it can check it; then it is
+     * complete and this side keeps no trace of it. Same conditions as the direct store in {@link #submit}: no
+     * request of this side is outstanding here either, and the peer handled every record this side wrote (its
+     * consumer position is our tail), so the bytes land after those of every earlier request, and a later Send's
+     * record is published (release) after this copy. False, with nothing done, otherwise: the core submits it.
+     */
+    boolean writeNow(WorkRequest wr) {
+        if (direct == null) {
+            return false; // no direct store on this connection: no lock either
+        }
+        ShmConnection.lockSpinning(conn.txLock);
+        try {
+            if (stopped || count != 0 || out.consumerPosition() != out.position() || !direct.write(wr)) {
+                return false;
+            }
+            directWrites++;
+            placedAtOnce++;
+            return true;
+        } catch (RingCorruptException | InternalError | IllegalStateException | IndexOutOfBoundsException e) {
+            broken(e); // the core then submits it, and the ending flushes it
+            return false;
         } finally {
             conn.txLock.unlock();
         }
@@ -232,7 +282,7 @@ final class ShmTransmitter {
             };
             sink.requestCompleted(DtoCompletionStatus.SUCCESS, len);
         }
-        busy = count > 0;
+        BUSY.setRelease(this, count > 0);
         return any;
     }
 

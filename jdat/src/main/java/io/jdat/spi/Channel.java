@@ -29,6 +29,22 @@ public interface Channel {
      */
     void submit(WorkRequest wr);
 
+    /**
+     * Places an RDMA Write of {@code dat_ep_post_rdma_write} on the calling thread, now, if the transport can:
+     * the core asks this only for a {@code SUPPRESS}ed Write of at least one byte on an EP with no request
+     * outstanding (its posting lock held), whose success therefore raises no event and completes after every
+     * earlier request. True means the bytes are in the target's memory and the Write succeeded: the core counts it
+     * complete and queues nothing ({@link ChannelSink#requestCompleted} is not called for it). False means
+     * nothing was done: the core submits the request as usual ({@link #submit}), and the transport's result is
+     * reported as for any request. Default: false.
+     *
+     * @param wr a validated RDMA Write, valid only during this call
+     * @return whether the Write was placed and succeeded
+     */
+    default boolean writeNow(WorkRequest wr) {
+        return false;
+    }
+
     /** A receive buffer was posted: a transport that holds messages back for lack of one may go on. */
     void recvPosted();
 

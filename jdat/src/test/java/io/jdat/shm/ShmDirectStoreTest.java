@@ -87,12 +87,17 @@ class ShmDirectStoreTest {
 
     /** RDMA Writes stored directly so far by the transmitters of this JVM's active (or passive) sides. */
     private long directWrites(boolean active) {
+        return sum(active, ShmTransmitter::directWrites);
+    }
+
+    /** {@code count} of the transmitters of this JVM's active (or passive) sides, summed, each under its lock. */
+    private long sum(boolean active, java.util.function.ToLongFunction<ShmTransmitter> count) {
         long n = 0;
         for (ShmConnection c : started) {
             if (c.activeSide == active) {
                 c.txLock.lock();
                 try {
-                    n += c.tx.directWrites();
+                    n += count.applyAsLong(c.tx);
                 } finally {
                     c.txLock.unlock();
                 }
@@ -415,6 +420,70 @@ class ShmDirectStoreTest {
             }
             assertTrue(directWrites() >= 2000, "stored directly: " + directWrites());
             assertTrue(best < 2000, "2000 direct Writes allocated " + best + " bytes");
+            s.free();
+        }
+    }
+
+    private static byte sentinelByte() {
+        MemorySegment one = MemorySegment.ofArray(new byte[1]);
+        sentinel(one);
+        return one.get(ValueLayout.JAVA_BYTE, 0);
+    }
+
+    /** Direct Writes the client's transmitters placed at once for the core ({@code Channel.writeNow}). */
+    private long placedAtOnce() {
+        return sum(true, ShmTransmitter::placedAtOnce);
+    }
+
+    @Test
+    @DisplayName("RWR-01 RWR-03 SND-09 (SUPPRESS, ordering): with nothing outstanding a SUPPRESSed Write is placed by"
+            + " the posting thread (the bytes are there when the post returns, no request is kept, it is counted"
+            + " posted and completed, no event); behind a Send the target cannot take yet it waits, in order")
+    void aSuppressedWriteWithNothingOutstandingIsPlacedAtOnce() throws InterruptedException {
+        try (Pair p = new Pair(ShmTesting.SHM, attr(), 64).connect(); Arena arena = Arena.ofShared();
+                ShmMemory sm = ShmMemory.allocate(MIB)) {
+            MemorySegment src = arena.allocate(4096, 4096);
+            Lmr c = Lmr.create(p.client.ia, MemType.VIRTUAL, RegionDescription.forVa(src), 4096, p.client.pz,
+                    MemPriv.ALL);
+            Lmr s = Lmr.create(p.server.ia, MemType.VIRTUAL, RegionDescription.forVa(sm.segment()), MIB,
+                    p.server.pz, MemPriv.ALL);
+            awaitTargetStarted(true);
+            p.client.ep.postRdmaWrite(1, iov(c, 0, 64), 100, s.remoteTriplet(0, 64), CompletionFlags.DEFAULT);
+            dtoOk(p.client.reqEvd, 100, 64); // nothing outstanding from here on
+            io.jdat.DtoCounters before = p.client.ep.counters();
+            long placed = placedAtOnce();
+            for (int i = 1; i <= 10; i++) {
+                fill(src, 0, 64, i);
+                p.client.ep.postRdmaWrite(1, iov(c, 0, 64), i, s.remoteTriplet(64L * i, 64), CompletionFlags.SUPPRESS);
+                assertPattern(sm.segment(), 64L * i, 64, i, 0, "Write " + i + " as its post returned");
+            }
+            assertEquals(placed + 10, placedAtOnce(), "placed at once");
+            io.jdat.DtoCounters after = p.client.ep.counters();
+            assertEquals(before.requestsPosted() + 10, after.requestsPosted(), "posted");
+            assertEquals(before.requestsCompleted() + 10, after.requestsCompleted(), "completed");
+            assertEquals(before.requestBytes() + 640, after.requestBytes(), "bytes");
+            assertTrue(!p.client.reqEvd.dequeue(new DatEvent()), "no event for a SUPPRESSed success");
+            assertTrue(p.client.ep.getStatus().requestIdle(), "nothing outstanding");
+
+            // a Send the target has no receive for stays outstanding; a SUPPRESSed Write behind it waits for it
+            p.client.ep.postSend(1, iov(c, 0, 8), 200, CompletionFlags.DEFAULT);
+            fill(src, 0, 64, 77);
+            sentinel(sm.segment().asSlice(8192, 64));
+            p.client.ep.postRdmaWrite(1, iov(c, 0, 64), 201, s.remoteTriplet(8192, 64), CompletionFlags.SUPPRESS);
+            Thread.sleep(50);
+            assertEquals(placed + 10, placedAtOnce(), "not placed at once behind the Send");
+            assertUntouched(sm.segment(), 8192, 64, "the Write behind the Send, before the Send was taken");
+            p.server.ep.postRecv(1, new LmrTriplet[] {p.server.lmr.triplet(0, 64)}, 300, CompletionFlags.DEFAULT);
+            dtoOk(p.server.recvEvd, 300, 8);
+            dtoOk(p.client.reqEvd, 200, 8);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (sm.segment().get(ValueLayout.JAVA_BYTE, 8192 + 63) == sentinelByte() && System.nanoTime() < deadline) {
+                p.client.reqEvd.dequeue(new DatEvent()); // drives the client's side; nothing is expected there
+                Thread.onSpinWait();
+            }
+            assertPattern(sm.segment(), 8192, 64, 77, 0, "the Write behind the Send");
+            assertEquals(before.requestsCompleted() + 12, p.client.ep.counters().requestsCompleted(), "completed");
+            c.free();
             s.free();
         }
     }

@@ -1,24 +1,14 @@
 package io.jdat.bench.shm;
 
-import io.jdat.CloseFlags;
 import io.jdat.CompletionFlags;
 import io.jdat.DatEvent;
 import io.jdat.DtoCompletionStatus;
 import io.jdat.Endpoint;
-import io.jdat.EpAttr;
 import io.jdat.EventDispatcher;
-import io.jdat.EventNumber;
-import io.jdat.EvdFlags;
-import io.jdat.IaAttr;
-import io.jdat.InterfaceAdapter;
 import io.jdat.Lmr;
 import io.jdat.LmrTriplet;
 import io.jdat.MemPriv;
 import io.jdat.MemType;
-import io.jdat.ProtectionZone;
-import io.jdat.PspFlags;
-import io.jdat.PublicServicePoint;
-import io.jdat.Qos;
 import io.jdat.RegionDescription;
 import io.jdat.RmrTriplet;
 import java.lang.foreign.Arena;
@@ -61,8 +51,7 @@ public class ShmPathCostBench {
     public int size;
 
     private Arena arena;
-    private InterfaceAdapter a;
-    private InterfaceAdapter b;
+    private LocalPair pair;
     private Endpoint epA;
     private Endpoint epB;
     private EventDispatcher reqA;
@@ -76,50 +65,25 @@ public class ShmPathCostBench {
     @Setup(Level.Trial)
     public void setUp() {
         arena = Arena.ofShared();
-        a = InterfaceAdapter.open("shm", 16, null);
-        b = InterfaceAdapter.open("shm", 16, null);
-        ProtectionZone pzA = ProtectionZone.create(a);
-        ProtectionZone pzB = ProtectionZone.create(b);
-        reqA = EventDispatcher.create(a, 64, null, EvdFlags.DTO);
-        EventDispatcher recvA = EventDispatcher.create(a, 64, null, EvdFlags.DTO);
-        recvB = EventDispatcher.create(b, 64, null, EvdFlags.DTO);
-        EventDispatcher reqB = EventDispatcher.create(b, 64, null, EvdFlags.DTO);
-        EventDispatcher connA = EventDispatcher.create(a, 8, null, EvdFlags.CONNECTION);
-        EventDispatcher connB = EventDispatcher.create(b, 8, null, EvdFlags.CONNECTION);
-        EventDispatcher crB = EventDispatcher.create(b, 8, null, EvdFlags.CR);
-        EpAttr attr = a.defaultEpAttr().recvCompletionFlags(CompletionFlags.DEFAULT)
-                .requestCompletionFlags(CompletionFlags.DEFAULT);
-        epA = Endpoint.create(a, pzA, recvA, reqA, connA, attr);
-        epB = Endpoint.create(b, pzB, recvB, reqB, connB, attr);
+        pair = new LocalPair();
+        epA = pair.epA;
+        epB = pair.epB;
+        reqA = pair.reqA;
+        recvB = pair.recvB;
         MemorySegment ma = arena.allocate(1 << 16, 4096);
         MemorySegment mb = arena.allocate(1 << 16, 4096);
-        Lmr la = Lmr.create(a, MemType.VIRTUAL, RegionDescription.forVa(ma), ma.byteSize(), pzA, MemPriv.ALL);
-        Lmr lb = Lmr.create(b, MemType.VIRTUAL, RegionDescription.forVa(mb), mb.byteSize(), pzB, MemPriv.ALL);
+        Lmr la = Lmr.create(pair.a, MemType.VIRTUAL, RegionDescription.forVa(ma), ma.byteSize(), pair.pzA, MemPriv.ALL);
+        Lmr lb = Lmr.create(pair.b, MemType.VIRTUAL, RegionDescription.forVa(mb), mb.byteSize(), pair.pzB, MemPriv.ALL);
         src = new LmrTriplet[] {la.triplet(0, size)};
         dst = new LmrTriplet[] {lb.triplet(4096, size)};
         target = new RmrTriplet(lb.rmrContext(), lb.registeredAddress() + 8192, size);
-        PublicServicePoint psp = PublicServicePoint.createAny(b, crB, PspFlags.CONSUMER);
-        epA.connect(b.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress(), psp.connQual(), 10_000_000, 0, null,
-                Qos.BEST_EFFORT, 0);
-        if (!crB.waitFor(10_000_000, 1, event)) {
-            throw new IllegalStateException("no connection request");
-        }
-        event.cr().accept(epB, 0, null);
-        expect(connA, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-        expect(connB, EventNumber.CONNECTION_EVENT_ESTABLISHED);
-    }
-
-    private void expect(EventDispatcher evd, EventNumber n) {
-        if (!evd.waitFor(10_000_000, 1, event) || event.eventNumber() != n) {
-            throw new IllegalStateException("expected " + n + ", got " + event);
-        }
+        pair.connect();
     }
 
     /** Closes both IAs. */
     @TearDown(Level.Trial)
     public void tearDown() {
-        a.close(CloseFlags.ABRUPT);
-        b.close(CloseFlags.ABRUPT);
+        pair.close();
         arena.close();
     }
 
