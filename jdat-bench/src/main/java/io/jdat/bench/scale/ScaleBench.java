@@ -492,7 +492,8 @@ public final class ScaleBench {
         long total = Arrays.stream(counts).sum();
         cpuAndBest[0] = cpu > 0 ? total * 1e9 / cpu : Double.NaN;
         cpuAndBest[1] = best[0] > 0 ? best[0] : total * 1e9 / t; // a phase shorter than a window: the whole
-        phase(provider, n, "rate", String.format(Locale.ROOT, "end (%d round trips in %.3f s)", total, t / 1e9));
+        phase(provider, n, "rate", String.format(Locale.ROOT, "end (%d round trips in %.3f s; windows:%s)", total,
+                t / 1e9, windowRates));
         return total * 1e9 / t;
     }
 
@@ -506,6 +507,8 @@ public final class ScaleBench {
 
     /** The shortest window whose rate counts for the best window's rate. */
     static final long WINDOW_NANOS = 100_000_000L;
+    /** With {@code --phases}: the rates of the windows of the last rate phase, for its end line. */
+    private static final StringBuilder windowRates = new StringBuilder();
     /** Round trips between two looks at the clock for the windows. */
     private static final int WINDOW_CHECK = 4096;
 
@@ -519,6 +522,7 @@ public final class ScaleBench {
         long done = 0;
         long windowDone = 0;
         long windowStart = System.nanoTime();
+        windowRates.setLength(0);
         while (true) {
             boolean any = false;
             while (server.recvEvd.dequeue(e)) {
@@ -536,7 +540,11 @@ public final class ScaleBench {
                 if (++done % WINDOW_CHECK == 0 && best != null) {
                     long now = System.nanoTime();
                     if (now - windowStart >= WINDOW_NANOS) {
-                        best[0] = Math.max(best[0], (done - windowDone) * 1e9 / (now - windowStart));
+                        double r = (done - windowDone) * 1e9 / (now - windowStart);
+                        best[0] = Math.max(best[0], r);
+                        if (printPhases && windowRates.length() < 4000) {
+                            windowRates.append(String.format(Locale.ROOT, " %.0fk", r / 1e3));
+                        }
                         windowStart = now;
                         windowDone = done;
                     }
