@@ -3,14 +3,20 @@
 # connections on one IA pair of mem, shm and tcp, in one process; prints a table and writes a CSV.
 #
 #   jdat-bench/scale.sh [--no-build] [--providers mem,shm,tcp] [--conns 1,16,256,1024] [--idle-seconds 3]
-#                       [--rate-seconds 2] [--csv FILE] [--plot FILE.png] [--from-csv FILE]
+#                       [--rate-seconds 2] [--csv FILE] [--plot FILE.png] [--from-csv FILE] [--phases]
+#                       [--perf-ctl FIFO[,ACK]]
 #
 # Both ends of every connection live in this process: 1024 tcp connections hold 2048 sockets (plus the JVM's
 # own descriptors), 1024 shm connections 2048 sockets and their ring files. The soft limit of open files is raised
 # to the hard limit (at most 65536) when it is lower than 8192; a limit still too low shows as a failed row with
 # the DAT error. --plot FILE.png draws the curve (rate, empty poll, set-up rate and memory per connection against
 # N, one line per provider); --from-csv FILE prints and draws the rows of an earlier run without measuring.
-# The CSV's last column is the 1-minute load average when the row ended. See docs/performance.md, "Scale".
+# --phases prints the wall clock at each phase's start and end and the rate of every 0.1-s window of the rate
+# phase; --perf-ctl FIFO[,ACK] enables a `perf stat -D -1 --control fifo:FIFO[,ACK]` around the timed rate phase
+# only (system calls per round trip without matching -I intervals to phases). Besides the rate (rt/s) each row
+# has the rate per CPU second of the process (rt/cpu-s) and of its best 0.1-s window (rt/s best): on a shared
+# machine the last is the one to compare builds by.
+# The CSV has the 1-minute load average when the row ended (load1). See docs/performance.md, "Scale".
 set -u
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 BUILD=1

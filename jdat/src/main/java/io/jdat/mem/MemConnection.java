@@ -14,12 +14,14 @@ import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One {@code mem} connection: two {@link Side}s, each with the lock that serialises the bytes it sends.
  *
- * <p>A submitted work request executes at once, on the posting thread, under its side's lock: the sender's
+ * <p>A submitted work request executes at once, on the posting thread, under its side's lock (the
+ * {@link Side}'s own monitor: a lock that is a separate object, such as a {@code ReentrantLock} and its
+ * {@code Sync}, would add one or two cache lines to every send, which count when a thousand connections no
+ * longer fit the caches; see docs/performance.md, "Scale"): the sender's
  * gather list is copied into the receiver's posted buffer, or RDMA copies straight between the two
  * registered segments after the target's core checked the access. A send that finds no posted receive
  * (receiver not ready) stays queued with everything behind it, in order, until the peer posts a receive
@@ -35,10 +37,12 @@ final class MemConnection {
     static final long RNR_TIMEOUT_MILLIS = Long.getLong("jdat.mem.rnrTimeoutMillis", 2000L);
     private static final ScheduledExecutorService RNR_TIMER = DaemonTimer.create("jdat-mem-rnr");
 
-    /** One end of the connection. Fields are guarded by {@link #lock} unless volatile. */
+    /**
+     * One end of the connection. Its monitor ({@code synchronized (side)}, "the side's lock" below) serialises
+     * everything this side sends: executing, queueing and closing its requests; fields are guarded by it unless
+     * volatile.
+     */
     final class Side implements Channel {
-        /** Serialises everything this side sends: executing, queueing and closing its requests. */
-        final ReentrantLock lock = new ReentrantLock();
         final MemTransport transport;
         final long portQual;
         Side peer;
@@ -69,8 +73,7 @@ final class MemConnection {
 
         @Override
         public void submit(WorkRequest wr) {
-            lock.lock();
-            try {
+            synchronized (this) {
                 if (closed) {
                     return;
                 }
@@ -85,8 +88,6 @@ final class MemConnection {
                 // pendingCount; this side writes pendingCount and then reads the receive slot: one of the
                 // two sees the other, so no receive is missed.
                 drain(this);
-            } finally {
-                lock.unlock();
             }
         }
 
@@ -96,11 +97,8 @@ final class MemConnection {
             if (from.pendingCount == 0) {
                 return;
             }
-            from.lock.lock();
-            try {
+            synchronized (from) {
                 drain(from);
-            } finally {
-                from.lock.unlock();
             }
         }
 
@@ -133,8 +131,7 @@ final class MemConnection {
         ChannelSink p = passiveHandler.established(passive);
         boolean activeGone;
         int activeMode;
-        active.lock.lock();
-        try {
+        synchronized (active) {
             if (p == null) {
                 passive.closed = true;
             } else {
@@ -143,15 +140,10 @@ final class MemConnection {
             }
             activeGone = active.closed;
             activeMode = active.closeMode;
-        } finally {
-            active.lock.unlock();
         }
         if (p != null) {
-            passive.lock.lock();
-            try {
+            synchronized (passive) {
                 drain(passive); // requests the passive side posted on seeing ESTABLISHED before its sink was stored
-            } finally {
-                passive.lock.unlock();
             }
         }
         if (p == null) {
@@ -166,7 +158,7 @@ final class MemConnection {
         }
     }
 
-    /** Executes queued requests of {@code from} while the peer can take them ({@code from.lock} held). */
+    /** Executes queued requests of {@code from} while the peer can take them (the monitor of {@code from} held). */
     private void drain(Side from) {
         while (!from.pending.isEmpty() && !from.closed) {
             WorkRequest wr = from.pending.peek();
@@ -183,7 +175,7 @@ final class MemConnection {
     }
 
     /**
-     * Executes one request of {@code from} ({@code from.lock} held).
+     * Executes one request of {@code from} (the monitor of {@code from} held).
      *
      * @return {@code false} when it must wait for the peer (no receive posted, peer not set up yet)
      */
@@ -261,7 +253,7 @@ final class MemConnection {
         return true;
     }
 
-    /** Schedules one receiver-not-ready check for {@code side} unless one is pending ({@code side.lock} held). */
+    /** Schedules one receiver-not-ready check for {@code side} unless one is pending (the monitor of {@code side} held). */
     private void armRnrTimer(Side side) {
         if (side.rnrArmed) {
             return;
@@ -272,8 +264,7 @@ final class MemConnection {
     }
 
     private void rnrCheck(Side side, long mark) {
-        side.lock.lock();
-        try {
+        synchronized (side) {
             side.rnrArmed = false;
             if (side.closed || side.pending.isEmpty()) {
                 return;
@@ -286,13 +277,11 @@ final class MemConnection {
             side.pendingCount = side.pending.size();
             side.sink.requestCompleted(DtoCompletionStatus.ERR_RECEIVER_NOT_READY, 0);
             breakConnection(side);
-        } finally {
-            side.lock.unlock();
         }
     }
 
     /**
-     * Breaks the connection from {@code side}'s end ({@code side.lock} held): later requests of that side
+     * Breaks the connection from {@code side}'s end (the monitor of {@code side} held): later requests of that side
      * are flushed at once, and the core hears of it asynchronously (never from under the lock).
      */
     private void breakConnection(Side side) {
@@ -305,27 +294,24 @@ final class MemConnection {
 
     void close(Side side, int mode) {
         ChannelSink notify = null;
-        active.lock.lock();
-        passive.lock.lock();
-        try {
-            if (side.closed) {
-                return;
+        synchronized (active) {
+            synchronized (passive) {
+                if (side.closed) {
+                    return;
+                }
+                side.closed = true;
+                side.closeMode = mode;
+                side.pending.clear();
+                side.pendingCount = 0;
+                Side peer = side.peer;
+                if (mode != Channel.CLOSE_SILENT && !peer.closed && peer.sink != null) {
+                    notify = peer.sink;
+                }
+                if (peer.closed) {
+                    active.transport.connections.remove(this);
+                    passive.transport.connections.remove(this);
+                }
             }
-            side.closed = true;
-            side.closeMode = mode;
-            side.pending.clear();
-            side.pendingCount = 0;
-            Side peer = side.peer;
-            if (mode != Channel.CLOSE_SILENT && !peer.closed && peer.sink != null) {
-                notify = peer.sink;
-            }
-            if (peer.closed) {
-                active.transport.connections.remove(this);
-                passive.transport.connections.remove(this);
-            }
-        } finally {
-            passive.lock.unlock();
-            active.lock.unlock();
         }
         if (notify != null) {
             ChannelSink n = notify;

@@ -31,6 +31,9 @@ import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -55,18 +58,22 @@ import java.util.stream.Stream;
  *       drives that IA's progress: consumer-driven progress passes over the IA's connections);</li>
  *   <li><b>rate</b>: aggregate 64 B send/recv round trips per second with every connection active (each
  *       connection has one message in flight; one thread echoes on the serving side and re-sends on the
- *       connecting side, round-robin as completions arrive) and the fairness across connections: the
- *       minimum, median and maximum round trips per connection divided by the mean.</li>
+ *       connecting side, round-robin as completions arrive), the same per second of the process's CPU time
+ *       ({@code rt/cpu-s}: less moved by the share of the cores other processes take) and the fairness across
+ *       connections: the minimum, median and maximum round trips per connection divided by the mean.</li>
  * </ol>
  * Also printed: the live threads and open file descriptors with the N connections up, and in the CSV the
  * 1-minute load average when the row ended (figures taken while the load is above the core count are not
  * quiet). The goals (issue 18): idle CPU under 1% of a core, poll cost flat in N, the rate at 1024 at least 0.9x
  * the rate at 16. {@code --plot FILE} draws the curve ({@link ScalePlot}); {@code --from-csv FILE} reads the
- * rows of an earlier run instead of measuring (to draw them again).
+ * rows of an earlier run instead of measuring (to draw them again). {@code --phases} prints a line with the wall
+ * clock at the start and end of every phase of every row (to match {@code perf stat -I} intervals to phases), and
+ * {@code --perf-ctl FIFO[,ACK]} writes {@code enable} and {@code disable} to a {@code perf stat --control} FIFO
+ * around the timed rate phase ({@link PerfControl}), so that {@code perf stat -D -1} counts that phase only.
  *
  * <pre>
  * jdat-bench/scale.sh [--providers mem,shm,tcp] [--conns 1,16,256,1024] [--idle-seconds 3] [--rate-seconds 2]
- *                     [--csv FILE] [--plot FILE.png] [--from-csv FILE]
+ *                     [--csv FILE] [--plot FILE.png] [--from-csv FILE] [--phases] [--perf-ctl FIFO[,ACK]]
  * </pre>
  */
 public final class ScaleBench {
@@ -78,11 +85,18 @@ public final class ScaleBench {
     static final int SLOT = 2 * SIZE;
     private static final int CONNECT_TIMEOUT_MICROS = 60_000_000;
     private static final long SETUP_LIMIT_NANOS = 180_000_000_000L;
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
+    /** {@code --phases}: print the wall clock at each phase's start and end. */
+    private static boolean printPhases;
+    /** {@code --perf-ctl}: the perf control FIFO enabled around the timed rate phase, or {@code null}. */
+    private static PerfControl perf;
 
     /** One row of the table. */
     record Row(String provider, int n, double setupPerSec, long heapPerConn, long rssPerConn, double idleCpuPct,
                double pollNanos, double roundTripsPerSec, double fairMin, double fairMedian, double fairMax,
-               int threads, long fds, String note, double load) {
+               int threads, long fds, String note, double load, double roundTripsPerCpuSec,
+               double bestWindowRoundTripsPerSec) {
     }
 
     private ScaleBench() {
@@ -111,10 +125,12 @@ public final class ScaleBench {
                 case "--csv" -> csv = Path.of(args[++i]);
                 case "--plot" -> plot = Path.of(args[++i]);
                 case "--from-csv" -> fromCsv = Path.of(args[++i]);
+                case "--phases" -> printPhases = true;
+                case "--perf-ctl" -> perf = PerfControl.open(args[++i]);
                 default -> {
                     System.err.println("unknown argument " + args[i]
                             + " (--providers mem,shm,tcp --conns 1,16,256,1024 --idle-seconds S --rate-seconds S"
-                            + " --csv FILE --plot FILE.png --from-csv FILE)");
+                            + " --csv FILE --plot FILE.png --from-csv FILE --phases --perf-ctl FIFO[,ACK])");
                     System.exit(2);
                 }
             }
@@ -135,6 +151,10 @@ public final class ScaleBench {
         System.out.printf(Locale.ROOT, "scale: %d cpus, fd limit %s, java %s, load %.2f%n",
                 Runtime.getRuntime().availableProcessors(), fdLimit(), System.getProperty("java.version"), load());
         List<Row> rows = new ArrayList<>();
+        PerfControl measuredPerf = perf;
+        boolean measuredPhases = printPhases;
+        perf = null; // the warm-up is neither counted nor printed
+        printPhases = false;
         for (String p : providers) { // warm-up: class loading and JIT, not reported
             try {
                 run(p, 16, 0.1, 0.3);
@@ -142,6 +162,8 @@ public final class ScaleBench {
                 System.out.println("scale: warm-up of " + p + " failed: " + e);
             }
         }
+        perf = measuredPerf;
+        printPhases = measuredPhases;
         printHeader(System.out);
         for (String p : providers) {
             for (int n : conns) {
@@ -150,7 +172,7 @@ public final class ScaleBench {
                     r = run(p, n, idleSeconds, rateSeconds);
                 } catch (DatException | IllegalStateException e) {
                     r = new Row(p, n, Double.NaN, -1, -1, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-                            Double.NaN, Double.NaN, -1, -1, "FAILED: " + e, load());
+                            Double.NaN, Double.NaN, -1, -1, "FAILED: " + e, load(), Double.NaN, Double.NaN);
                 }
                 rows.add(r);
                 print(System.out, r);
@@ -160,10 +182,10 @@ public final class ScaleBench {
             List<String> lines = new ArrayList<>();
             lines.add(CSV_HEADER);
             for (Row r : rows) {
-                lines.add(String.format(Locale.ROOT, "%s,%d,%.1f,%d,%d,%.3f,%.1f,%.1f,%.3f,%.3f,%.3f,%d,%d,%s,%.2f",
+                lines.add(String.format(Locale.ROOT, "%s,%d,%.1f,%d,%d,%.3f,%.1f,%.1f,%.3f,%.3f,%.3f,%d,%d,%s,%.2f,%.1f,%.1f",
                         r.provider, r.n, r.setupPerSec, r.heapPerConn, r.rssPerConn, r.idleCpuPct, r.pollNanos,
                         r.roundTripsPerSec, r.fairMin, r.fairMedian, r.fairMax, r.threads, r.fds,
-                        r.note.replace(',', ';'), r.load));
+                        r.note.replace(',', ';'), r.load, r.roundTripsPerCpuSec, r.bestWindowRoundTripsPerSec));
             }
             Files.write(csv, lines);
             System.out.println("scale: CSV in " + csv);
@@ -176,11 +198,13 @@ public final class ScaleBench {
 
     /** The CSV's first line. */
     static final String CSV_HEADER = "provider,connections,setup_per_s,heap_bytes_per_conn,rss_bytes_per_conn,"
-            + "idle_cpu_pct,poll_ns,round_trips_per_s,fair_min,fair_median,fair_max,threads,fds,note,load1";
+            + "idle_cpu_pct,poll_ns,round_trips_per_s,fair_min,fair_median,fair_max,threads,fds,note,load1,"
+            + "round_trips_per_cpu_s,best_window_round_trips_per_s";
 
     /**
-     * The rows of a CSV written by {@code --csv} (a file without the {@code load1} column, from before it
-     * existed, reads as load NaN).
+     * The rows of a CSV written by {@code --csv} (a file without the {@code load1} or
+     * {@code round_trips_per_cpu_s} or {@code best_window_round_trips_per_s} column, from before it existed,
+     * reads NaN there).
      */
     static List<Row> readCsv(Path file) throws IOException {
         List<Row> rows = new ArrayList<>();
@@ -196,7 +220,9 @@ public final class ScaleBench {
                     Long.parseLong(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
                     Double.parseDouble(f[7]), Double.parseDouble(f[8]), Double.parseDouble(f[9]),
                     Double.parseDouble(f[10]), Integer.parseInt(f[11]), Long.parseLong(f[12]), f[13],
-                    f.length > 14 ? Double.parseDouble(f[14]) : Double.NaN));
+                    f.length > 14 ? Double.parseDouble(f[14]) : Double.NaN,
+                    f.length > 15 ? Double.parseDouble(f[15]) : Double.NaN,
+                    f.length > 16 ? Double.parseDouble(f[16]) : Double.NaN));
         }
         return rows;
     }
@@ -224,15 +250,17 @@ public final class ScaleBench {
     }
 
     private static void printHeader(PrintStream out) {
-        out.printf(Locale.ROOT, "%-4s %5s %9s %9s %9s %7s %9s %10s %17s %7s %6s %5s %s%n", "prov", "conns",
-                "setup/s", "heap B/c", "rss B/c", "idle%", "poll ns", "rt/s", "fair min/med/max", "threads", "fds",
-                "load", "note");
+        out.printf(Locale.ROOT, "%-4s %5s %9s %9s %9s %7s %9s %10s %10s %10s %17s %7s %6s %5s %s%n", "prov",
+                "conns", "setup/s", "heap B/c", "rss B/c", "idle%", "poll ns", "rt/s", "rt/cpu-s", "rt/s best",
+                "fair min/med/max",
+                "threads", "fds", "load", "note");
     }
 
     private static void print(PrintStream out, Row r) {
-        out.printf(Locale.ROOT, "%-4s %5d %9.0f %9d %9d %7.2f %9.1f %10.0f %5.2f/%5.2f/%5.2f %7d %6d %5.2f %s%n",
+        out.printf(Locale.ROOT, "%-4s %5d %9.0f %9d %9d %7.2f %9.1f %10.0f %10.0f %10.0f %5.2f/%5.2f/%5.2f %7d %6d %5.2f %s%n",
                 r.provider, r.n, r.setupPerSec, r.heapPerConn, r.rssPerConn, r.idleCpuPct, r.pollNanos,
-                r.roundTripsPerSec, r.fairMin, r.fairMedian, r.fairMax, r.threads, r.fds, r.load, r.note);
+                r.roundTripsPerSec, r.roundTripsPerCpuSec, r.bestWindowRoundTripsPerSec, r.fairMin, r.fairMedian, r.fairMax, r.threads, r.fds,
+                r.load, r.note);
     }
 
     /** One side: an IA with its PZ, shared EVDs, one buffer of N slots and its EPs. */
@@ -306,9 +334,11 @@ public final class ScaleBench {
                 qual = psp.connQual();
                 to = server.ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress();
             }
+            phase(provider, n, "setup", "start");
             long t0 = System.nanoTime();
             connectAll(server, client, crEvd, to, qual, n);
             long setupNanos = System.nanoTime() - t0;
+            phase(provider, n, "setup", "end");
             psp.free();
             for (int i = 0; i < n; i++) {
                 client.eps[i].postRecv(1, client.recv[i], i, CompletionFlags.DEFAULT);
@@ -321,15 +351,20 @@ public final class ScaleBench {
             long rssPerConn = (rss() - rss0) / n;
 
             sleep(0.5); // the progress threads settle into their idle state
+            phase(provider, n, "idle", "start");
             long cpu0 = cpuNanos();
             long w0 = System.nanoTime();
             sleep(idleSeconds);
             double idlePct = 100.0 * (cpuNanos() - cpu0) / (System.nanoTime() - w0);
+            phase(provider, n, "idle", "end");
 
+            phase(provider, n, "poll", "start");
             double pollNanos = pollCost(client.recvEvd);
+            phase(provider, n, "poll", "end");
 
             long[] counts = new long[n];
-            double rate = roundTrips(server, client, counts, rateSeconds);
+            double[] cpuAndBest = new double[2];
+            double rate = roundTrips(provider, server, client, counts, rateSeconds, cpuAndBest);
             long[] sorted = counts.clone();
             Arrays.sort(sorted);
             double mean = Arrays.stream(counts).sum() / (double) n;
@@ -337,7 +372,7 @@ public final class ScaleBench {
             double median = sorted[n / 2] / mean;
             double max = sorted[n - 1] / mean;
             return new Row(provider, n, n * 1e9 / setupNanos, heapPerConn, rssPerConn, idlePct, pollNanos, rate,
-                    min, median, max, threads, fds, note, load());
+                    min, median, max, threads, fds, note, load(), cpuAndBest[0], cpuAndBest[1]);
         } finally {
             if (client != null) {
                 client.close();
@@ -423,23 +458,71 @@ public final class ScaleBench {
         return (t - t0) / (double) polls;
     }
 
-    /** Round trips per second with every connection active; per-connection counts into {@code counts}. */
-    private static double roundTrips(Side server, Side client, long[] counts, double seconds) {
+    /**
+     * Round trips per second with every connection active; per-connection counts into {@code counts}, into
+     * {@code cpuAndBest[0]} the round trips per second of the process's CPU time over the same phase (every
+     * thread: the consumer and any progress threads), and into {@code cpuAndBest[1]} the rate of the best
+     * window of at least {@link #WINDOW_NANOS}. Under load the wall-clock rate moves with the share of the cores
+     * the process gets and with what other processes evict from the caches; the best window is the least
+     * disturbed stretch, the figure to compare builds by on a shared machine (an A/B, not a rate to quote alone).
+     */
+    private static double roundTrips(String provider, Side server, Side client, long[] counts, double seconds,
+                                     double[] cpuAndBest) {
         int n = counts.length;
         for (int i = 0; i < n; i++) {
             client.eps[i].postSend(1, client.send[i], i, CompletionFlags.SUPPRESS);
         }
         DatEvent e = new DatEvent();
-        exchange(server, client, counts, e, System.nanoTime() + 300_000_000L); // warm-up
+        phase(provider, n, "rate warm-up", "start");
+        exchange(server, client, counts, e, System.nanoTime() + 300_000_000L, null); // warm-up
         Arrays.fill(counts, 0);
+        phase(provider, n, "rate", "start");
+        if (perf != null) {
+            perf.enable();
+        }
+        long cpu0 = cpuNanos();
         long t0 = System.nanoTime();
-        exchange(server, client, counts, e, t0 + (long) (seconds * 1e9));
+        double[] best = new double[1];
+        exchange(server, client, counts, e, t0 + (long) (seconds * 1e9), best);
         long t = System.nanoTime() - t0;
-        return Arrays.stream(counts).sum() * 1e9 / t;
+        long cpu = cpuNanos() - cpu0;
+        if (perf != null) {
+            perf.disable();
+        }
+        long total = Arrays.stream(counts).sum();
+        cpuAndBest[0] = cpu > 0 ? total * 1e9 / cpu : Double.NaN;
+        cpuAndBest[1] = best[0] > 0 ? best[0] : total * 1e9 / t; // a phase shorter than a window: the whole
+        phase(provider, n, "rate", String.format(Locale.ROOT, "end (%d round trips in %.3f s; windows:%s)", total,
+                t / 1e9, windowRates));
+        return total * 1e9 / t;
     }
 
-    private static void exchange(Side server, Side client, long[] counts, DatEvent e, long until) {
+    /** With {@code --phases}: one line with the wall clock (UTC, ms) at a phase's start or end. */
+    private static void phase(String provider, int n, String name, String what) {
+        if (printPhases) {
+            System.out.printf(Locale.ROOT, "phase %s %d %s %s at %s%n", provider, n, name, what,
+                    CLOCK.format(Instant.now()));
+        }
+    }
+
+    /** The shortest window whose rate counts for the best window's rate. */
+    static final long WINDOW_NANOS = 100_000_000L;
+    /** With {@code --phases}: the rates of the windows of the last rate phase, for its end line. */
+    private static final StringBuilder windowRates = new StringBuilder();
+    /** Round trips between two looks at the clock for the windows. */
+    private static final int WINDOW_CHECK = 4096;
+
+    /**
+     * Echoes and re-sends until {@code until}; with {@code best} non-null, {@code best[0]} gets the highest rate
+     * (round trips per second) of the windows of at least {@link #WINDOW_NANOS} the phase splits into (the clock
+     * is read every {@link #WINDOW_CHECK} round trips).
+     */
+    private static void exchange(Side server, Side client, long[] counts, DatEvent e, long until, double[] best) {
         int spins = 0;
+        long done = 0;
+        long windowDone = 0;
+        long windowStart = System.nanoTime();
+        windowRates.setLength(0);
         while (true) {
             boolean any = false;
             while (server.recvEvd.dequeue(e)) {
@@ -454,6 +537,18 @@ public final class ScaleBench {
                 client.eps[i].postRecv(1, client.recv[i], i, CompletionFlags.DEFAULT);
                 client.eps[i].postSend(1, client.send[i], i, CompletionFlags.SUPPRESS);
                 any = true;
+                if (++done % WINDOW_CHECK == 0 && best != null) {
+                    long now = System.nanoTime();
+                    if (now - windowStart >= WINDOW_NANOS) {
+                        double r = (done - windowDone) * 1e9 / (now - windowStart);
+                        best[0] = Math.max(best[0], r);
+                        if (printPhases && windowRates.length() < 4000) {
+                            windowRates.append(String.format(Locale.ROOT, " %.0fk", r / 1e3));
+                        }
+                        windowStart = now;
+                        windowDone = done;
+                    }
+                }
             }
             if (!any && (++spins & 1023) == 0) {
                 if (server.reqEvd.dequeue(e) || client.reqEvd.dequeue(e)) {
