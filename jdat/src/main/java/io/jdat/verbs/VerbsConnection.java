@@ -53,8 +53,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * nothing: they fill a slot and call the device context's {@code post_send}, {@code post_recv} and
  * {@code poll_cq} function pointers directly (the static inline functions of {@code verbs.h} do the same).
  *
- * <p>Every send-queue work request is signalled, so completions map one to one, in order, onto the core's
- * request queue; the core applies DAT's completion flags. Receive buffers are taken from the core as soon as
+ * <p>Send-queue completions map in order onto the core's request queue ({@link SendQueue}); the core applies DAT's
+ * completion flags. A SUPPRESSed Send or RDMA Write goes to the device unsignalled, and a later completion (or the
+ * progress thread's marker behind an idle tail, {@link #signalIdleTail}) completes it. Receive buffers are taken from the core as soon as
  * they are posted (also while the connection is set up, {@link ChannelSink#takeRecvInSetup}) and handed to
  * the device; they complete in order. A failed work completion reports its DAT status and breaks the
  * connection; the core flushes the rest. An RMR bind is the device's window bind ({@code bind_mw}) on a device
@@ -113,7 +114,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private InetSocketAddress remote;
     private long localPort;
 
-    // Send queue: slots [sendDone, sendPosted) are at the device. Written by submit (EP posting lock).
+    // Send queue: slots [done, posted) of {@link #sq} are at the device. Filled by submit (sendLock).
     // A DAT request takes one slot, or several when an RDMA Read or Write has more segments than one device
     // request may carry (siw: max_sge_rd 1): its parts, chained, posted at once, each signalled.
     /** Device send-queue slots: the EP's request depth times the most parts one request may need. */
