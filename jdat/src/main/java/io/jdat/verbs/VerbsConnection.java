@@ -53,8 +53,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * nothing: they fill a slot and call the device context's {@code post_send}, {@code post_recv} and
  * {@code poll_cq} function pointers directly (the static inline functions of {@code verbs.h} do the same).
  *
- * <p>Every send-queue work request is signalled, so completions map one to one, in order, onto the core's
- * request queue; the core applies DAT's completion flags. Receive buffers are taken from the core as soon as
+ * <p>Send-queue completions map in order onto the core's request queue ({@link SendQueue}); the core applies DAT's
+ * completion flags. A SUPPRESSed Send or RDMA Write goes to the device unsignalled, and a later completion (or the
+ * progress thread's marker behind an idle tail, {@link #signalIdleTail}) completes it. Receive buffers are taken from the core as soon as
  * they are posted (also while the connection is set up, {@link ChannelSink#takeRecvInSetup}) and handed to
  * the device; they complete in order. A failed work completion reports its DAT status and breaks the
  * connection; the core flushes the rest. An RMR bind is the device's window bind ({@code bind_mw}) on a device
@@ -79,8 +80,13 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private static final int DOWN = 3;
     /** Set in the wr_id of receive work requests: the two queues number their requests apart. */
     static final long RECV_BIT = 1L << 63;
-    /** {@link #sendLengths} of a part that is not the last of its request: it completes nothing in DAT. */
-    private static final long PART = -1;
+    /**
+     * The system property that lets {@code DAT_COMPLETION_SUPPRESS_FLAG} Sends and RDMA Writes go to the device
+     * unsignalled ({@link SendQueue}; default true; false: every work request is signalled).
+     */
+    static final String UNSIGNALLED_PROPERTY = "jdat.verbs.unsignalled";
+    /** {@link #UNSIGNALLED_PROPERTY}, read once. */
+    static final boolean UNSIGNALLED = Boolean.parseBoolean(System.getProperty(UNSIGNALLED_PROPERTY, "true"));
 
     private final VerbsTransport t;
     private final EndpointResources res;
@@ -108,7 +114,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private InetSocketAddress remote;
     private long localPort;
 
-    // Send queue: slots [sendDone, sendPosted) are at the device. Written by submit (EP posting lock).
+    // Send queue: slots [done, posted) of {@link #sq} are at the device. Filled by submit (sendLock).
     // A DAT request takes one slot, or several when an RDMA Read or Write has more segments than one device
     // request may carry (siw: max_sge_rd 1): its parts, chained, posted at once, each signalled.
     /** Device send-queue slots: the EP's request depth times the most parts one request may need. */
@@ -126,21 +132,25 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private int maxInline;
     private MemorySegment sendWrs;
     private MemorySegment sendSges;
-    /** Per slot: the DAT length completed with it, or {@link #PART} for a leading part of a split request. */
-    private long[] sendLengths;
-    /**
-     * Per slot: the status of a send-queue completion that came before those of earlier slots ({@link #NOT_EARLY}:
-     * none). siw completes a Send or an RDMA Write when it is sent, ahead of an earlier RDMA Read that still waits
-     * for its response; DAT reports a request EVD's completions in posting order, so it is held until the slots
-     * before it completed. Read and written only by {@link #poll()}, under the IA's pollLock (as {@link #sendDone}).
-     */
-    private int[] earlyStatus;
-    /** {@link #earlyStatus} of a slot whose completion did not come early. */
-    private static final int NOT_EARLY = -1;
-    private volatile long sendPosted;
-    private long sendDone;
-    /** A leading part failed and was reported: the rest of that request's completions report nothing. */
-    private boolean partFailed;
+    /** The send queue's slots, signalling and completion order (created with the QP). */
+    private SendQueue sq;
+    /** Where {@link #sq} reports: the core's sink, while the connection is up. */
+    private final SendQueue.Completions sendSink = new SendQueue.Completions() {
+        @Override
+        public void requestCompleted(DtoCompletionStatus status, long length) {
+            sink.requestCompleted(status, length);
+        }
+
+        @Override
+        public void broken() {
+            breakNow(sink);
+        }
+
+        @Override
+        public boolean up() {
+            return state == UP;
+        }
+    };
     private MemorySegment badWr;
     /** The {@code struct ibv_mw_bind} of a window bind (filled under {@link #sendLock}; the provider copies it). */
     private MemorySegment mwBind;
@@ -271,7 +281,10 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         deviceSge = Math.min(sendSge, t.maxSge);
         deviceSgeRd = Math.min(deviceSge, t.maxSgeRd);
         int parts = (sendSge + deviceSgeRd - 1) / deviceSgeRd + (t.iwarp ? 1 : 0); // + a fenced Read's lead
-        sendDepth = (int) Math.max(1, Math.min((long) res.maxRequests() * parts, t.maxQpWr));
+        long needed = (long) res.maxRequests() * parts;
+        // Selective signalling needs one slot more, for the marker behind an idle unsignalled tail (SendQueue).
+        sendDepth = (int) Math.max(1, Math.min(needed + 1, t.maxQpWr));
+        int every = UNSIGNALLED && sendDepth > needed ? Math.max(1, res.maxRequests() / 2) : 1;
         recvDepth = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvs(), t.maxQpWr));
         recvSge = srq != null ? 0 : Math.max(1, Math.min(res.maxRecvIov(), t.maxSge));
         // With an SRQ every one of its entries may complete on this QP's CQ.
@@ -313,9 +326,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         int r = call(() -> (int) Verbs.REQ_NOTIFY_CQ.invokeExact(t.reqNotifyFn, cq.address(), 0));
         sendWrs = arena.allocate(SEND_WR, sendDepth);
         sendSges = arena.allocate(SGE, (long) sendDepth * sendSge);
-        sendLengths = new long[sendDepth];
-        earlyStatus = new int[sendDepth];
-        Arrays.fill(earlyStatus, NOT_EARLY);
+        sq = new SendQueue(sendDepth, every);
         for (int i = 0; i < sendDepth; i++) {
             sendWrs.set(ADDRESS, i * SEND_WR.byteSize() + SWR_SG_LIST,
                     sendSges.asSlice((long) i * sendSge * SGE.byteSize()));
@@ -555,7 +566,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
 
     /** {@link #submit} with {@link #sendLock} held and the connection UP. */
     private void submitLocked(WorkRequest wr) {
-        long n = sendPosted;
+        long n = sq.posted();
         int slot = (int) (n % sendDepth);
         long sgeAt = (long) slot * sendSge * SGE.byteSize();
         boolean read = wr.op() == WorkRequest.Op.RDMA_READ;
@@ -636,6 +647,12 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         int lead = opcode == VerbsLayouts.IBV_WR_RDMA_READ && t.iwarp
                 && (flags & VerbsLayouts.IBV_SEND_FENCE) != 0 ? 1 : 0;
         int parts = lead + (count <= perWr ? 1 : (count + perWr - 1) / perWr);
+        // Selective signalling (SendQueue): a SUPPRESSed Send or RDMA Write of one part may go unsignalled.
+        boolean signal = sq.signals(n, parts == 1 && (wr.op() == WorkRequest.Op.SEND
+                || wr.op() == WorkRequest.Op.RDMA_WRITE) && (wr.completionFlags() & io.jdat.CompletionFlags.SUPPRESS) != 0);
+        if (!signal) {
+            flags &= ~VerbsLayouts.IBV_SEND_SIGNALED;
+        }
         MemorySegment w = sendWrs;
         long wrSize = SEND_WR.byteSize();
         long sgeBase = sendSges.address() + sgeAt;
@@ -658,12 +675,12 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                     : flags & ~VerbsLayouts.IBV_SEND_FENCE);
             w.set(JAVA_LONG, base + SWR_REMOTE_ADDR, fence ? 0 : remoteAddr);
             w.set(JAVA_INT, base + SWR_RKEY, fence ? 0 : rkey);
-            sendLengths[s] = last ? length : PART;
+            sq.slot(seq, last ? length : SendQueue.PART, signal);
             for (int k = 0; k < num; k++, sge++) {
                 remoteAddr += Integer.toUnsignedLong(sendSges.get(JAVA_INT, sgeAt + sge * SGE.byteSize() + SGE_LENGTH));
             }
         }
-        sendPosted = n + parts;
+        sq.posted(n + parts);
         int rc;
         try {
             rc = (int) Verbs.POST_SEND.invokeExact(t.postSendFn, qpAddress, w.address() + slot * wrSize, badWrAddress);
@@ -673,7 +690,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         if (rc != 0) {
             if (VerbsTransport.TRACE) {
                 System.err.printf("jdat verbs %s: post_send rc %d: op %s, %d SGEs in %d parts, flags %x, %d at the"
-                        + " device%n", t.iaName, rc, wr.op(), count, parts, flags, n - sendDone);
+                        + " device%n", t.iaName, rc, wr.op(), count, parts, flags, sq.outstanding());
             }
             breakSoon();
         }
@@ -701,15 +718,57 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         b.set(JAVA_LONG, VerbsLayouts.MWB_LENGTH, length);
         b.set(JAVA_INT, VerbsLayouts.MWB_ACCESS, length == 0 ? 0 : VerbsTransport.access(wr.windowPrivileges())
                 & (VerbsLayouts.IBV_ACCESS_REMOTE_READ | VerbsLayouts.IBV_ACCESS_REMOTE_WRITE));
-        sendLengths[slot] = 0;
-        sendPosted = n + 1;
+        sq.slot(n, 0, true);
+        sq.posted(n + 1);
         // The slot's native send WR is not used: the provider builds its own IBV_WR_BIND_MW from the bind.
         int rc = window.bind(qpAddress, mwBindAddress, wr);
         if (rc != 0) {
             if (VerbsTransport.TRACE) {
-                System.err.printf("jdat verbs %s: bind_mw rc %d, %d at the device%n", t.iaName, rc, n - sendDone);
+                System.err.printf("jdat verbs %s: bind_mw rc %d, %d at the device%n", t.iaName, rc, sq.outstanding());
             }
             breakSoon();
+        }
+    }
+
+    /**
+     * An idle look of the progress thread: when the send queue has ended in unsignalled work requests since the
+     * previous look, with nothing posted in between, a signalled zero-length RDMA Write (no SGE, no remote memory)
+     * goes behind them, so that its completion completes them and frees their DAT request slots (EPM-23). The
+     * device queue has a slot for it beyond the core's requests ({@link #createQp}).
+     */
+    void signalIdleTail() {
+        if (!sendLock.tryLock()) {
+            return; // a post is under way: not idle
+        }
+        try {
+            if (state != UP || destroyed || !sq.markerDue()) {
+                return;
+            }
+            long n = sq.posted();
+            int slot = (int) (n % sendDepth);
+            long base = slot * SEND_WR.byteSize();
+            MemorySegment w = sendWrs;
+            w.set(JAVA_LONG, base + SWR_WR_ID, n);
+            w.set(JAVA_LONG, base + SWR_NEXT, 0);
+            w.set(JAVA_INT, base + SWR_NUM_SGE, 0);
+            w.set(JAVA_INT, base + SWR_OPCODE, VerbsLayouts.IBV_WR_RDMA_WRITE);
+            w.set(JAVA_INT, base + SWR_SEND_FLAGS, VerbsLayouts.IBV_SEND_SIGNALED);
+            w.set(JAVA_LONG, base + SWR_REMOTE_ADDR, 0);
+            w.set(JAVA_INT, base + SWR_RKEY, 0);
+            sq.slot(n, SendQueue.MARKER, true);
+            sq.posted(n + 1);
+            int rc;
+            try {
+                rc = (int) Verbs.POST_SEND.invokeExact(t.postSendFn, qpAddress, w.address() + base, badWrAddress);
+            } catch (Throwable e) {
+                rc = -1;
+            }
+            if (rc != 0) {
+                sq.markerFailed();
+                breakSoon();
+            }
+        } finally {
+            sendLock.unlock();
         }
     }
 
@@ -814,7 +873,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             } else if ((wrId & RECV_BIT) != 0) {
                 completeRecv(s, status, wrId & ~RECV_BIT, Integer.toUnsignedLong(wcs.get(JAVA_INT, base + WC_BYTE_LEN)));
             } else {
-                completeSend(s, status, wrId);
+                sq.complete(sendSink, status, wrId);
             }
         }
         return true;
@@ -857,51 +916,6 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             return;
         }
         if (status != VerbsStatus.SUCCESS && status != VerbsStatus.WR_FLUSH_ERR) {
-            breakNow(s);
-        }
-    }
-
-    private void completeSend(ChannelSink s, int status, long wrId) {
-        if (wrId < sendDone || wrId >= sendPosted) {
-            breakNow(s);
-            return;
-        }
-        if (wrId != sendDone) { // ahead of an earlier slot (siw: a Send or Write before a Read's response)
-            int slot = (int) (wrId % sendDepth);
-            if (earlyStatus[slot] != NOT_EARLY) {
-                breakNow(s);
-                return;
-            }
-            earlyStatus[slot] = status;
-            return;
-        }
-        completeHead(s, status);
-        int next;
-        while (state == UP && sendDone < sendPosted
-                && (next = earlyStatus[(int) (sendDone % sendDepth)]) != NOT_EARLY) {
-            earlyStatus[(int) (sendDone % sendDepth)] = NOT_EARLY;
-            completeHead(s, next);
-        }
-    }
-
-    /** The oldest outstanding slot completed with {@code status}. */
-    private void completeHead(ChannelSink s, int status) {
-        long len = sendLengths[(int) (sendDone % sendDepth)];
-        sendDone++;
-        if (len == PART || partFailed) { // a part of a split request: only its last completes it in DAT
-            if (len != PART) {
-                partFailed = false;
-            } else if (status != VerbsStatus.SUCCESS && status != VerbsStatus.WR_FLUSH_ERR) {
-                partFailed = true;
-                s.requestCompleted(VerbsStatus.of(status), 0);
-                breakNow(s);
-            }
-            return;
-        }
-        if (status == VerbsStatus.SUCCESS) {
-            s.requestCompleted(DtoCompletionStatus.SUCCESS, len);
-        } else if (status != VerbsStatus.WR_FLUSH_ERR) { // a flush: as for receives, the CM event decides
-            s.requestCompleted(VerbsStatus.of(status), 0);
             breakNow(s);
         }
     }

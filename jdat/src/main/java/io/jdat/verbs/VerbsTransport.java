@@ -563,6 +563,15 @@ final class VerbsTransport implements Transport, DeviceMemory {
                         pollLock.unlock();
                     }
                 }
+                long now = System.nanoTime();
+                if (now - lastTailLook >= TAIL_LOOK_NANOS) {
+                    // A send queue that ends in unsignalled requests, as it did at the previous look with nothing
+                    // posted since, gets a signalled marker behind them (VerbsConnection.signalIdleTail).
+                    lastTailLook = now;
+                    for (VerbsConnection c : connections.snapshot()) {
+                        c.signalIdleTail();
+                    }
+                }
                 if (n > 0 && fds.get(JAVA_SHORT, 6) != 0) {
                     // Under the poll lock: librdmacm moves an IB QP to error inside rdma_get_cm_event when it
                     // returns DISCONNECTED, and no consumer may poll the flushes before the event is handled.
@@ -582,6 +591,14 @@ final class VerbsTransport implements Transport, DeviceMemory {
             }
         }
     }
+
+    /**
+     * The progress thread's looks at idle send-queue tails are at least this far apart (and at most the thread's
+     * poll timeout, 1 s): an unsignalled tail waits 20 ms to 2 s for its marker.
+     */
+    private static final long TAIL_LOOK_NANOS = 20_000_000L;
+    /** Progress thread: when it last looked at the send queues' tails. */
+    private long lastTailLook;
 
     /** The progress thread's {@code struct ibv_async_event}. */
     private MemorySegment asyncScratch;

@@ -98,6 +98,8 @@ public final class VerbsVmCheck {
         CHECKS.put("send-recv-64B-1MiB-3-segments", VerbsVmCheck::sendRecv);
         CHECKS.put("rdma-write-read-1MiB", VerbsVmCheck::rdmaWriteRead);
         CHECKS.put("suppressed-writes-release-their-slots", VerbsVmCheck::suppressedWrites);
+        CHECKS.put("suppressed-tail-released-when-idle", VerbsVmCheck::suppressedTailIdle);
+        CHECKS.put("suppressed-run-with-an-error-in-the-middle", VerbsVmCheck::suppressedRunWithError);
         CHECKS.put("reject-is-peer-rejected", VerbsVmCheck::reject);
         CHECKS.put("no-listener-is-non-peer-rejected", VerbsVmCheck::noListener);
         CHECKS.put("disconnect-flushes-receives", VerbsVmCheck::disconnectFlushes);
@@ -491,6 +493,109 @@ public final class VerbsVmCheck {
             }
             awaitRequestIdle(p, e, "ping-pong");
             disconnect(p);
+        }
+    }
+
+    /**
+     * EPM-23, EPQ-04, RWR-08: SUPPRESSed Writes go to the device unsignalled (the provider signals every
+     * max_request_dtos/2-th in a row, SendQueue), so a run of 13 on a depth of 16 ends in unsignalled work
+     * requests with nothing posted after them. The queue then goes idle: the progress thread's signalled
+     * zero-length Write behind the tail must complete them (no event: SUPPRESS hides successes) and make the EP
+     * request-idle, round after round, with every write's bytes at the target.
+     */
+    static void suppressedTailIdle() {
+        int depth = 16;
+        int run = depth - 3;
+        try (Pair p = connected(attr().maxRequestDtos(depth))) {
+            MemorySegment target = p.server.buf;
+            sentinel(target);
+            DatEvent e = new DatEvent();
+            long seq = 0;
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < run; i++) {
+                    seq++;
+                    p.client.buf.set(JAVA_LONG, 64L * i, seq);
+                    p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 64L * i, 64), seq,
+                            p.server.lmr.remoteTriplet(64L * i, 64), CompletionFlags.SUPPRESS);
+                }
+                long t0 = System.nanoTime();
+                awaitRequestIdle(p, e, "round " + round);
+                System.out.printf("  round %d: %d SUPPRESSed writes, request-idle after %d ms%n", round, run,
+                        (System.nanoTime() - t0) / 1_000_000);
+                for (int i = 0; i < run; i++) {
+                    awaitWord(target, 64L * i, (long) round * run + i + 1, "round " + round + ": write " + i);
+                }
+            }
+            assertUntouched(target, 64L * run, 4096, "after the written words");
+            disconnect(p);
+        }
+    }
+
+    /**
+     * EPM-23, RWR-08, DTO status mapping: an RDMA Write with a wrong rkey in the middle of SUPPRESSed writes that
+     * went to the device unsignalled. The writes before it complete without an event (their bytes arrive); it
+     * completes DAT_DTO_ERR_REMOTE_ACCESS (rxe; siw may complete it locally, iWARP has no write
+     * acknowledgement); the ones after it are flushed (an event each: SUPPRESS hides only successes; siw may have
+     * sent them before the Terminate, or cut one off: DAT_DTO_ERR_LOCAL_EP); the connection breaks and every
+     * request slot is free. siw may close the connection before any work completion came: an unsignalled write has
+     * none of its own, so the core flushes every request, those whose bytes arrived too (DAT reports a flushed
+     * DTO's data as undefined; docs/verbs.md, "SUPPRESSed requests").
+     */
+    static void suppressedRunWithError() {
+        int depth = 16;
+        try (Pair p = connected(attr().maxRequestDtos(depth))) {
+            MemorySegment target = p.server.buf;
+            sentinel(target);
+            p.server.ep.postRecv(1, iov(p.server.lmr, 8192, 64), 70, CompletionFlags.DEFAULT);
+            int bad = 5;
+            for (int k = 1; k <= 9; k++) {
+                p.client.buf.set(JAVA_LONG, 64L * k, k);
+                RmrTriplet t = p.server.lmr.remoteTriplet(64L * k, 64);
+                if (k == bad) {
+                    t = new RmrTriplet(t.rmrContext() ^ 0x5A5A00, t.targetAddress(), t.segmentLength());
+                }
+                p.client.ep.postRdmaWrite(1, iov(p.client.lmr, 64L * k, 64), k, t, CompletionFlags.SUPPRESS);
+            }
+            expectRefusedBreaks(p);
+            dto(p.server.recvEvd, DtoCompletionStatus.ERR_FLUSHED, 70);
+            DatEvent e = new DatEvent();
+            java.util.List<String> events = new java.util.ArrayList<>();
+            java.util.List<Long> cookies = new java.util.ArrayList<>();
+            java.util.List<DtoCompletionStatus> statuses = new java.util.ArrayList<>();
+            while (p.client.reqEvd.dequeue(e)) {
+                events.add(e.userCookie() + ":" + e.status());
+                cookies.add(e.userCookie());
+                statuses.add(e.status());
+            }
+            long last = 0;
+            boolean siw = label.startsWith("siw");
+            for (int i = 0; i < cookies.size(); i++) {
+                long k = cookies.get(i);
+                // siw may close the connection (the target's Terminate) before any work completion said that the
+                // unsignalled writes before the bad one succeeded: the core then flushes them with the rest.
+                assertTrue(k >= bad || siw, "an event for a write before the failed one: " + events);
+                assertTrue(k > last, "events out of posting order: " + events);
+                last = k;
+                DtoCompletionStatus st = statuses.get(i);
+                // siw: a write the Terminate cut off while it was sent completes DAT_DTO_ERR_LOCAL_EP
+                // (IBV_WC_LOC_QP_OP_ERR), as in the cross-stack case (docs/verbs.md)
+                assertTrue(st == (k == bad ? DtoCompletionStatus.ERR_REMOTE_ACCESS : DtoCompletionStatus.ERR_FLUSHED)
+                        || siw && (k == bad ? st == DtoCompletionStatus.ERR_FLUSHED : k > bad
+                                && st == DtoCompletionStatus.ERR_LOCAL_EP),
+                        "write " + k + ": " + events);
+            }
+            System.out.println("  request events: " + events);
+            if (label.startsWith("rxe")) {
+                assertEquals(java.util.List.of("5:" + DtoCompletionStatus.ERR_REMOTE_ACCESS, "6:"
+                        + DtoCompletionStatus.ERR_FLUSHED, "7:" + DtoCompletionStatus.ERR_FLUSHED, "8:"
+                        + DtoCompletionStatus.ERR_FLUSHED, "9:" + DtoCompletionStatus.ERR_FLUSHED), events);
+            }
+            assertTrue(p.client.ep.getStatus().requestIdle(), "request slots still held after the break");
+            for (int k = 1; k < bad; k++) {
+                awaitWord(target, 64L * k, k, "write " + k + " before the failed one");
+            }
+            assertUntouched(target, 64L * bad, 64, "the failed write's target");
+            assertUntouched(target, 64L * 10, 4096, "after the written words");
         }
     }
 

@@ -107,6 +107,12 @@ public final class PerfCommand implements Callable<Integer> {
             description = "Outstanding transfers in the bandwidth tests (default: ${DEFAULT-VALUE}).")
     private int window;
 
+    @Option(names = "--signal-every", paramLabel = "N", defaultValue = "0",
+            description = "A stream asks for the completion of every N-th transfer and posts the others with "
+                    + "DAT_COMPLETION_SUPPRESS_FLAG (default: the window, at most 100: what ib_write_bw's cq_mod "
+                    + "does; 1: every transfer completes with an event).")
+    private int signalEvery;
+
     @Option(names = {"-P", "--poll"}, description = "Busy-poll completions with dat_evd_dequeue (the default).")
     private boolean poll;
 
@@ -179,7 +185,8 @@ public final class PerfCommand implements Callable<Integer> {
         require(acceptTimeout >= 0, "--accept-timeout must not be negative");
         if (twoProcess.server()) {
             List<String> settings = given("--op", "--test", "--sizes", "--iterations", "--duration", "--warmup",
-                    "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory", "--buffers");
+                    "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory", "--buffers",
+                    "--signal-every");
             require(settings.isEmpty(), "--server takes its settings from the client: drop "
                     + String.join(", ", settings) + " here and give them to the --client");
             List<String> outputs = given("--csv", "--hgrm", "--plot");
@@ -271,7 +278,7 @@ public final class PerfCommand implements Callable<Integer> {
                     + " or add --test latency");
         }
         if (!bandwidth) {
-            List<String> unused = given("--bw-size", "--bw-bytes", "--window", "--buffers");
+            List<String> unused = given("--bw-size", "--bw-bytes", "--window", "--buffers", "--signal-every");
             require(unused.isEmpty(), String.join(" and ", unused) + verb(unused) + " the bandwidth tests, which "
                     + "--test latency leaves out: drop " + (unused.size() > 1 ? "them" : "it")
                     + " or add --test bandwidth");
@@ -299,6 +306,7 @@ public final class PerfCommand implements Callable<Integer> {
                         + "bandwidth transfer carries two 8-byte stamps): use e.g. " + Math.max(16, (s + 7) / 8 * 8));
             }
             require(window >= 1 && window <= 1024, "--window must be 1..1024");
+            require(signalEvery >= 0 && signalEvery <= 1024, "--signal-every must be 1..1024 (0: the default)");
             long max = bw.stream().mapToLong(Long::longValue).max().orElse(0);
             require((perOp() ? 2L * window + 1 : 1) * max <= MAX_REGION, "--window " + window + " x " + option + " "
                     + Sizes.format(max) + " needs more than " + Sizes.format(MAX_REGION) + " of memory per side: "
@@ -319,7 +327,7 @@ public final class PerfCommand implements Callable<Integer> {
                 + "with an shm IA (--ia shm)");
         return new PerfConfig(ia, connQualOption.value(), latSizes, warmup, iterations, bw, bwBytes, window,
                 timeoutOption.seconds(spec), opSet, testSet,
-                timed ? durationNanos : 0, waitMode, !noVerify, shared, perOp());
+                timed ? durationNanos : 0, waitMode, !noVerify, shared, perOp(), signalEvery);
     }
 
     /** Whether {@code --buffers per-op} was asked for. */

@@ -28,10 +28,14 @@ import java.util.Set;
  * @param perOpBuffers   give every outstanding stream transfer its own buffer ({@code --buffers per-op}: out of
  *                       cache, {@code 2 * window + 1} bulk slots) instead of one buffer pair, which every transfer
  *                       of a stream reuses, as {@code ucx_perftest} and {@code fi_pingpong} do (the default)
+ * @param signalEvery    a stream's client asks for the completion of every n-th transfer and posts the others with
+ *                       {@code DAT_COMPLETION_SUPPRESS_FLAG} ({@code --signal-every}); 0: the default,
+ *                       {@link #signalEvery(int)}
  */
 record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, List<Long> bwSizes,
         long bwBytes, int window, int timeoutSeconds, Set<PerfOp> ops, Set<PerfTest> tests, long durationNanos,
-        boolean waitMode, boolean verify, boolean sharedMemory, boolean perOpBuffers) {
+        boolean waitMode, boolean verify, boolean sharedMemory, boolean perOpBuffers,
+        int signalEvery) {
     /** Immutable collections; the sets keep the enum order. */
     PerfConfig {
         sizes = List.copyOf(sizes);
@@ -57,13 +61,29 @@ record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, in
     PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, long bwSize, long bwBytes,
             int window, int timeoutSeconds) {
         this(iaName, connQual, sizes, warmup, iterations, List.of(bwSize), bwBytes, window, timeoutSeconds,
-                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false, false);
+                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false, false, 0);
     }
 
     /** The same settings with another connection qualifier. */
     PerfConfig withConnQual(long qual) {
         return new PerfConfig(iaName, qual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeoutSeconds, ops,
-                tests, durationNanos, waitMode, verify, sharedMemory, perOpBuffers);
+                tests, durationNanos, waitMode, verify, sharedMemory, perOpBuffers, signalEvery);
+    }
+
+    /** perftest's {@code cq_mod} default ({@code ib_write_bw}: a completion every 100 work requests at most). */
+    static final int PERFTEST_CQ_MOD = 100;
+
+    /**
+     * A stream's completion interval: every {@code n}-th transfer is posted with a completion event, the others
+     * with {@code DAT_COMPLETION_SUPPRESS_FLAG} (a request queue completes in order, so the event of the n-th
+     * says the ones before it completed). The default measures what {@code ib_write_bw -t W} measures: its
+     * {@code cq_mod}, 100 but at most its send-queue depth {@code W}, which is the window here.
+     *
+     * @param depth the transfers the stream keeps outstanding
+     * @return the interval, 1 to {@code depth}
+     */
+    int signalEvery(int depth) {
+        return Math.clamp(signalEvery > 0 ? signalEvery : PERFTEST_CQ_MOD, 1, Math.max(1, depth));
     }
 
 

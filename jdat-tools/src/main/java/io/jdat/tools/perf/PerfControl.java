@@ -272,7 +272,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
                 }
             }
             return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeout, ops,
-                    tests, duration, wait, verify, shared, perOp);
+                    tests, duration, wait, verify, shared, perOp, 0);
         } catch (java.nio.BufferUnderflowException e) {
             throw new ToolFailure("server: the client's settings are too short: do both sides run the same jdat "
                     + "version?");

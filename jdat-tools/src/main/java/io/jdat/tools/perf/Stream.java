@@ -14,7 +14,10 @@ import java.lang.foreign.ValueLayout;
  * A bandwidth test: the client keeps up to {@code window} transfers of {@code size} bytes outstanding (RDMA
  * Reads: at most the EP's {@code max_rdma_read_out}) and polls (or waits for) their completions, in
  * {@link Rounds}: an untimed warm-up, then {@code bwBytes} in one round, or rounds until the duration is used
- * up. MB/s is 10^6 bytes per second over the client's time from the first post to the last completion of
+ * up. The client posts every {@code n}-th transfer ({@link PerfConfig#signalEvery(int)}: the window by default,
+ * as {@code ib_write_bw}'s {@code cq_mod}) with a completion event and the others with
+ * {@code DAT_COMPLETION_SUPPRESS_FLAG}, and counts the event of transfer {@code k} as the completion of every
+ * transfer up to {@code k} (a request queue completes in order). MB/s is 10^6 bytes per second over the client's time from the first post to the last completion of
  * each measured round. Transfers are numbered across the rounds of a measurement. The server polls while it
  * serves a round, as {@code ucx_perftest}'s and {@code fi_pingpong}'s responders do: its receive EVD for a send
  * stream, its request EVD until the client's end mark ({@link PerfSession#sendEndMark}) for RDMA streams.
@@ -184,6 +187,9 @@ record Stream(Kind kind, long size) implements Measurement {
         boolean perOp = s.config.perOpBuffers();
         boolean verify = s.config.verify();
         int depth = kind == Kind.READ ? Math.min(w, s.side.readDepth) : w;
+        int every = s.config.signalEvery(depth);
+        // The transfers posted with an event, oldest first (a ring of at most depth): the completions to wait for.
+        long[] signalled = new long[depth + 1];
         MemorySegment m = s.mem();
         BufferLayout l = s.layout;
         Endpoint ep = s.ep();
@@ -228,30 +234,47 @@ record Stream(Kind kind, long size) implements Measurement {
             }
             s.sync.await(what + " ready");
             long posted = 0;
+            // Selective signalling, as ib_write_bw's cq_mod: every `every`-th transfer, the last of the round and
+            // one that fills the window are posted with an event, the others SUPPRESSed. A request queue completes
+            // in order, so the event of transfer k says that every transfer up to k completed.
+            long covered = 0; // transfers up to and including the newest one posted with an event
+            int sigHead = 0;
+            int sigTail = 0;
             long t0 = System.nanoTime();
-            for (long done = 0; done < n; done++) {
+            for (long done = 0; done < n;) {
                 while (posted < n && posted - done < depth) {
                     if (kind == Kind.SEND && base + posted >= credit) {
                         credit = Math.max(credit, Poller.readAcquire(m, creditOff));
                         if (base + posted >= credit) {
-                            if (posted > done) {
+                            if (covered > done) {
                                 break; // poll a completion meanwhile
                             }
                             credit = s.poller.awaitAtLeast(m, creditOff, base + posted + 1, creditWhat);
                         }
                     }
-                    post(m, ep, localOff, iov, remote, base + posted, perOp);
+                    boolean event = (posted + 1) % every == 0 || posted + 1 == n || posted + 1 - done == depth;
+                    post(m, ep, localOff, iov, remote, base + posted, perOp,
+                            event ? CompletionFlags.DEFAULT : CompletionFlags.SUPPRESS);
                     posted++;
+                    if (event) {
+                        covered = posted;
+                        signalled[sigTail] = posted - 1;
+                        sigTail = (sigTail + 1) % signalled.length;
+                    }
                 }
-                long g = base + done;
-                s.poller.dto(reqEvd, g, size, what);
-                if (kind == Kind.READ && verify) {
-                    long t = perOp ? g % (w + 1) : 0;
-                    long off = localOff[(int) (g % w)];
-                    if (done % SAMPLE_EVERY == 0 || done >= n - w) {
-                        verifySlot(m, off, t, t + 1, check);
-                    } else {
-                        verifyStamps(m, off, t + 1, check);
+                long k = signalled[sigHead];
+                sigHead = (sigHead + 1) % signalled.length;
+                s.poller.dto(reqEvd, base + k, size, what);
+                for (; done <= k; done++) {
+                    long g = base + done;
+                    if (kind == Kind.READ && verify) {
+                        long t = perOp ? g % (w + 1) : 0;
+                        long off = localOff[(int) (g % w)];
+                        if (done % SAMPLE_EVERY == 0 || done >= n - w) {
+                            verifySlot(m, off, t, t + 1, check);
+                        } else {
+                            verifyStamps(m, off, t + 1, check);
+                        }
                     }
                 }
             }
@@ -285,7 +308,7 @@ record Stream(Kind kind, long size) implements Measurement {
      * race with them).
      */
     private void post(MemorySegment m, Endpoint ep, long[] localOff, LmrTriplet[][] iov, RmrTriplet[] remote, long k,
-            boolean perOp) {
+            boolean perOp, int flags) {
         int w = iov.length;
         int j = (int) (k % w);
         long off = localOff[j];
@@ -294,19 +317,19 @@ record Stream(Kind kind, long size) implements Measurement {
                 if (perOp) {
                     stamp(m, off, k + 1);
                 }
-                ep.postRdmaWrite(1, iov[j], k, remote[(int) (k % (w + 1))], CompletionFlags.DEFAULT);
+                ep.postRdmaWrite(1, iov[j], k, remote[(int) (k % (w + 1))], flags);
             }
             case SEND -> {
                 if (perOp) {
                     stamp(m, off, k + 1);
                 }
-                ep.postSend(1, iov[j], k, CompletionFlags.DEFAULT);
+                ep.postSend(1, iov[j], k, flags);
             }
             case READ -> {
                 if (perOp) {
                     stamp(m, off, 0);
                 }
-                ep.postRdmaRead(1, iov[j], k, remote[(int) (k % (w + 1))], CompletionFlags.DEFAULT);
+                ep.postRdmaRead(1, iov[j], k, remote[(int) (k % (w + 1))], flags);
             }
             default -> throw new IllegalStateException();
         }

@@ -203,7 +203,10 @@ class PerfOptionsTest {
                 List.of("--buffers", "many", "--buffers is one (a buffer pair, the default) or per-op"),
                 List.of("--test", "latency", "--buffers", "per-op", "--buffers sets the bandwidth tests"),
                 List.of("--server", "--buffers", "per-op", "drop --buffers here"),
-                List.of("--buffers", "per-op", "--window", "1024", "needs more than 1 GiB of memory per side"));
+                List.of("--buffers", "per-op", "--window", "1024", "needs more than 1 GiB of memory per side"),
+                List.of("--signal-every", "2000", "--signal-every must be 1..1024"),
+                List.of("--test", "latency", "--signal-every", "4", "--signal-every sets the bandwidth tests"),
+                List.of("--server", "--signal-every", "4", "drop --signal-every here"));
     }
 
     /** Each user error: exit code 2, one line on stderr that names the problem, no stack trace, no output. */
@@ -405,7 +408,7 @@ class PerfOptionsTest {
                 4, 5);
         PerfConfig unverified = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100,
                 List.of(64 * 1024L), 1 << 20, 4, 5, EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0,
-                false, false, false, false);
+                false, false, false, false, 0);
         StringWriter out = new StringWriter();
         ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(
                 verified, new ResultTable(new PrintWriter(out), verified), List.of(new CorruptEveryEcho()))));
@@ -501,6 +504,26 @@ class PerfOptionsTest {
         assertTrue(c.out().lines().skip(1).allMatch(l -> l.endsWith(",poll," + buffers)), c.out());
     }
 
+    /**
+     * Issue 17: the streams post every n-th transfer with an event and the others SUPPRESSed (as ib_write_bw's
+     * cq_mod); with an interval that divides the window, one that does not, and 1 (every transfer an event), every
+     * stream still completes verified on mem, shm and tcp, with each buffer layout; the settings say the interval,
+     * and by default it is the window.
+     */
+    @ParameterizedTest(name = "--ia {0} --signal-every {1} --buffers {2}")
+    @CsvSource({"mem,3,one", "mem,4,per-op", "mem,1,per-op", "shm,3,per-op", "shm,8,one", "tcp,3,per-op", "tcp,4,one"})
+    void streamsWithSelectiveSignallingRunVerified(String ia, int every, String buffers) {
+        ToolRun.Run r = perf("--ia", ia, "--test", "bandwidth", "--bw-size", "16K", "--bw-bytes", "1M", "--window",
+                "8", "--buffers", buffers, "--signal-every", Integer.toString(every));
+        assertEquals(List.of("RDMA write stream 16 KiB", "RDMA read stream 16 KiB", "send stream 16 KiB"),
+                rows(r.out()), r.out());
+        assertTrue(r.out().contains("8 outstanding, an event every " + every), r.out());
+        assertTrue(r.out().contains("Every transfer was verified"), r.out());
+        assertEquals("", r.err());
+        assertTrue(perf("--ia", ia, "--op", "write", "--test", "bw", "--bw-size", "16K", "--bw-bytes", "256K",
+                "--window", "8").out().contains("8 outstanding, an event every 8"), "the default: the window");
+    }
+
     /** A 64 KiB RDMA write stream whose server is the real one and whose client a test writes. */
     abstract static class ServedWriteStream implements Measurement {
         final Stream real = new Stream(Stream.Kind.WRITE, 64 * 1024);
@@ -559,7 +582,7 @@ class PerfOptionsTest {
     void servingOutlastsTheTimeout() {
         PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, List.of(64 * 1024L),
                 1 << 20, 4, 1, EnumSet.of(PerfOp.RDMA_WRITE), EnumSet.of(PerfTest.BANDWIDTH), 0, false, false, false,
-                false);
+                false, 0);
         StringWriter out = new StringWriter();
         assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c),
                 List.of(new SlowRound())));
