@@ -17,7 +17,7 @@
 # the kernel's soft device share a CPU and the scheduler's time slices dominate).
 # Needs jdat-tools/target/jdat-tools.jar (./jdat.sh build), or JAR=another build of it. Environment: SIW_VM, SIW_VM_NAME (default
 # jdat-verbs-perf), PERF_LOG (default target/verbs-perf), LAT_N (latency iterations, 5000), BW_N (1 MiB writes,
-# 400), BW64_N (64 B writes, 20000), WARMUP (jdat's latency warm-up iterations, LAT_N), WINDOW (16), JOPTS (JVM options, see below), REPEAT
+# 400), BW64_N (64 B writes, 20000), WARMUP (jdat's latency warm-up iterations, LAT_N), WINDOW (16), SIGNAL_EVERY (a stream's completion interval: ib_write_bw's cq_mod, min(100, WINDOW)), JOPTS (JVM options, see below), REPEAT
 # (runs of each, the median of the figures is shown; 3), KEEP=1 (leave the VM up), REUSE=1 (use the VM
 # already up, started with --share $PERF_LOG/share), BENCH_LOCK (a file: each perftest and jdat perf run holds it
 # with flock, so that no other benchmark on the host runs at the same time).
@@ -32,6 +32,8 @@ WARMUP=${WARMUP:-$LAT_N}
 BW_N=${BW_N:-400}
 BW64_N=${BW64_N:-20000}
 WINDOW=${WINDOW:-16}
+# ib_write_bw signals one work request in its cq_mod (100, at most -t): jdat perf's streams do the same with it
+SIGNAL_EVERY=${SIGNAL_EVERY:-$(( WINDOW < 100 ? WINDOW : 100 ))}
 REPEAT=${REPEAT:-3}
 DEVICES=("${@:-rxe}")
 mkdir -p "$LOG/share"
@@ -108,9 +110,9 @@ for DEV in "${DEVICES[@]}"; do
         PT[bw]+=" $(perftest ib_write_bw 1048576 "$BW_N" "$run")"
         PT[bw64]+=" $(perftest ib_write_bw 64 "$BW64_N" "$run")"
         jdat "--op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $WARMUP" > "$LOG/$DEV-jdat-lat-$run.csv" 2>&1
-        jdat "--op write --test bw --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW" > "$LOG/$DEV-jdat-bw-$run.csv" 2>&1
+        jdat "--op write --test bw --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW --signal-every $SIGNAL_EVERY" > "$LOG/$DEV-jdat-bw-$run.csv" 2>&1
         # 64 B: the same count as perftest's (jdat perf's bandwidth test warms up first, untimed, while C1 compiles).
-        jdat "--op write --test bw --bw-size 64 --bw-bytes $((BW64_N * 64)) --window $WINDOW" \
+        jdat "--op write --test bw --bw-size 64 --bw-bytes $((BW64_N * 64)) --window $WINDOW --signal-every $SIGNAL_EVERY" \
             > "$LOG/$DEV-jdat-bw64-$run.csv" 2>&1
         # CSV: operation,size_bytes,count,min_us,median_us,mean_us,stdev_us,p99_us,p999_us,max_us,mb_per_s,msg_per_s
         L="$LOG/$DEV-jdat-lat-$run.csv"

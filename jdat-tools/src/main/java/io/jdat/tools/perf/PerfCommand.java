@@ -109,8 +109,8 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Option(names = "--signal-every", paramLabel = "N", defaultValue = "0",
             description = "A stream asks for the completion of every N-th transfer and posts the others with "
-                    + "DAT_COMPLETION_SUPPRESS_FLAG (default: the window, at most 100: what ib_write_bw's cq_mod "
-                    + "does; 1: every transfer completes with an event).")
+                    + "DAT_COMPLETION_SUPPRESS_FLAG (default 1: every transfer completes with an event; ib_write_bw -t W "
+                    + "signals one in min(100, W), its cq_mod).")
     private int signalEvery;
 
     @Option(names = {"-P", "--poll"}, description = "Busy-poll completions with dat_evd_dequeue (the default).")

@@ -76,14 +76,17 @@ record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, in
     /**
      * A stream's completion interval: every {@code n}-th transfer is posted with a completion event, the others
      * with {@code DAT_COMPLETION_SUPPRESS_FLAG} (a request queue completes in order, so the event of the n-th
-     * says the ones before it completed). The default measures what {@code ib_write_bw -t W} measures: its
-     * {@code cq_mod}, 100 but at most its send-queue depth {@code W}, which is the window here.
+     * says the ones before it completed). The default is 1: every transfer completes with an event, as
+     * {@code ucx_perftest}'s and {@code fi_pingpong}'s streams see every completion. {@code ib_write_bw -t W}
+     * signals one in its {@code cq_mod} (100, but at most {@code W}): {@code interop/verbs-perf.sh} passes that
+     * interval to compare with it. (With the interval equal to the window, the stream waits for the window's last
+     * event before it posts again: the queue drains once per window, as perftest's does at {@code cq_mod == W}.)
      *
      * @param depth the transfers the stream keeps outstanding
      * @return the interval, 1 to {@code depth}
      */
     int signalEvery(int depth) {
-        return Math.clamp(signalEvery > 0 ? signalEvery : PERFTEST_CQ_MOD, 1, Math.max(1, depth));
+        return Math.clamp(signalEvery > 0 ? signalEvery : 1, 1, Math.max(1, depth));
     }
 
 

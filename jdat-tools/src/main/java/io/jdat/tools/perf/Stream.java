@@ -14,8 +14,8 @@ import java.lang.foreign.ValueLayout;
  * A bandwidth test: the client keeps up to {@code window} transfers of {@code size} bytes outstanding (RDMA
  * Reads: at most the EP's {@code max_rdma_read_out}) and polls (or waits for) their completions, in
  * {@link Rounds}: an untimed warm-up, then {@code bwBytes} in one round, or rounds until the duration is used
- * up. The client posts every {@code n}-th transfer ({@link PerfConfig#signalEvery(int)}: the window by default,
- * as {@code ib_write_bw}'s {@code cq_mod}) with a completion event and the others with
+ * up. The client posts every {@code n}-th transfer ({@link PerfConfig#signalEvery(int)}: 1 by default; {@code
+ * ib_write_bw}'s {@code cq_mod} with {@code --signal-every}) with a completion event and the others with
  * {@code DAT_COMPLETION_SUPPRESS_FLAG}, and counts the event of transfer {@code k} as the completion of every
  * transfer up to {@code k} (a request queue completes in order). MB/s is 10^6 bytes per second over the client's time from the first post to the last completion of
  * each measured round. Transfers are numbered across the rounds of a measurement. The server polls while it

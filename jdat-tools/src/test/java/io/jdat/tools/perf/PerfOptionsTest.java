@@ -508,7 +508,7 @@ class PerfOptionsTest {
      * Issue 17: the streams post every n-th transfer with an event and the others SUPPRESSed (as ib_write_bw's
      * cq_mod); with an interval that divides the window, one that does not, and 1 (every transfer an event), every
      * stream still completes verified on mem, shm and tcp, with each buffer layout; the settings say the interval,
-     * and by default it is the window.
+     * and by default it is 1 (an event per transfer).
      */
     @ParameterizedTest(name = "--ia {0} --signal-every {1} --buffers {2}")
     @CsvSource({"mem,3,one", "mem,4,per-op", "mem,1,per-op", "shm,3,per-op", "shm,8,one", "tcp,3,per-op", "tcp,4,one"})
@@ -521,7 +521,7 @@ class PerfOptionsTest {
         assertTrue(r.out().contains("Every transfer was verified"), r.out());
         assertEquals("", r.err());
         assertTrue(perf("--ia", ia, "--op", "write", "--test", "bw", "--bw-size", "16K", "--bw-bytes", "256K",
-                "--window", "8").out().contains("8 outstanding, an event every 8"), "the default: the window");
+                "--window", "8").out().contains("8 outstanding, an event every 1"), "the default: every transfer");
     }
 
     /** A 64 KiB RDMA write stream whose server is the real one and whose client a test writes. */
