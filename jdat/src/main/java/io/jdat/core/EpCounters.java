@@ -6,9 +6,10 @@ import io.jdat.DtoCounters;
  * An Endpoint's {@link DtoCounters}, as plain fields grouped by the one writer each group has, with padding
  * between the groups so the posting thread and the transport's completion path do not share a cache line:
  * request posts and flushes (under the EP's {@code txLock}), request completions (the transport's single
- * completer, or the poster for a Write placed at once while nothing is outstanding), receive posts and flushes (under the EP's {@code lock}), receive completions (the transport's
- * receive path). Incrementing allocates nothing and takes no lock of its own. Every completion is counted
- * before its event is queued, so a consumer that dequeued the event sees it counted.
+ * completer, or the poster for a Write placed at once while nothing is outstanding), receive posts and flushes
+ * (under the EP's {@code lock}), receive completions (the transport's receive path). Incrementing allocates
+ * nothing and takes no lock of its own. Every completion is counted before its event is queued, so a consumer
+ * that dequeued the event sees it counted.
  */
 final class EpCounters {
     long p00, p01, p02, p03, p04, p05, p06, p07;

@@ -2,6 +2,8 @@ package io.jdat.core;
 
 import io.jdat.DtoCompletionStatus;
 import io.jdat.spi.WorkRequest;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * An EP's request queue, beside its {@link ReceiveQueue}: a ring of pre-allocated {@link WorkRequest}s
@@ -26,7 +28,7 @@ final class RequestQueue {
     /** The RMR of each bind request, else {@code null}. */
     private final CoreRmr[] rmr;
     private final Counters counters = new Counters();
-    private static final java.lang.invoke.VarHandle TAIL = FieldHandles.find(java.lang.invoke.MethodHandles.lookup(),
+    private static final VarHandle TAIL = FieldHandles.find(MethodHandles.lookup(),
             Counters.class, "tail", long.class);
     /** Validation target of a post that is flushed at once or refused (txLock). */
     private final WorkRequest scratch;

@@ -6,6 +6,8 @@ import io.jdat.spi.IoVector;
 import io.jdat.spi.WorkRequest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The transmit path of one {@code shm} connection: turns this side's work requests into records of the
@@ -55,11 +57,11 @@ final class ShmTransmitter {
      * handled ours, published after this store: it sees true.
      */
     private volatile boolean busy;
-    private static final java.lang.invoke.VarHandle BUSY;
+    private static final VarHandle BUSY;
 
     static {
         try {
-            BUSY = java.lang.invoke.MethodHandles.lookup().findVarHandle(ShmTransmitter.class, "busy", boolean.class);
+            BUSY = MethodHandles.lookup().findVarHandle(ShmTransmitter.class, "busy", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
