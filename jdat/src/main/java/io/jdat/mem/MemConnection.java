@@ -253,7 +253,7 @@ final class MemConnection {
         return true;
     }
 
-    /** Schedules one receiver-not-ready check for {@code side} unless one is pending (the monitor of {@code side} held). */
+    /** Schedules one receiver-not-ready check for {@code side} unless one is pending ({@code side}'s monitor held). */
     private void armRnrTimer(Side side) {
         if (side.rnrArmed) {
             return;

@@ -30,6 +30,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.jdat.CompletionFlags;
 import io.jdat.DtoCompletionStatus;
 import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.Channel;
@@ -55,8 +56,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Send-queue completions map in order onto the core's request queue ({@link SendQueue}); the core applies DAT's
  * completion flags. A SUPPRESSed Send or RDMA Write goes to the device unsignalled, and a later completion (or the
- * progress thread's marker behind an idle tail, {@link #signalIdleTail}) completes it. Receive buffers are taken from the core as soon as
- * they are posted (also while the connection is set up, {@link ChannelSink#takeRecvInSetup}) and handed to
+ * progress thread's marker behind an idle tail, {@link #signalIdleTail}) completes it. Receive buffers are taken
+ * from the core as soon as they are posted (also while the connection is set up, {@link ChannelSink#takeRecvInSetup}) and handed to
  * the device; they complete in order. A failed work completion reports its DAT status and breaks the
  * connection; the core flushes the rest. An RMR bind is the device's window bind ({@code bind_mw}) on a device
  * with memory windows, else (the fallback, registered synchronously by the core, see
@@ -625,7 +626,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
             remoteAddr = 0;
             rkey = 0;
         }
-        if ((wr.completionFlags() & io.jdat.CompletionFlags.BARRIER_FENCE) != 0) {
+        if ((wr.completionFlags() & CompletionFlags.BARRIER_FENCE) != 0) {
             flags |= VerbsLayouts.IBV_SEND_FENCE;
         }
         long length = switch (wr.op()) {
@@ -648,8 +649,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
                 && (flags & VerbsLayouts.IBV_SEND_FENCE) != 0 ? 1 : 0;
         int parts = lead + (count <= perWr ? 1 : (count + perWr - 1) / perWr);
         // Selective signalling (SendQueue): a SUPPRESSed Send or RDMA Write of one part may go unsignalled.
-        boolean signal = sq.signals(n, parts == 1 && (wr.op() == WorkRequest.Op.SEND
-                || wr.op() == WorkRequest.Op.RDMA_WRITE) && (wr.completionFlags() & io.jdat.CompletionFlags.SUPPRESS) != 0);
+        boolean oneSendOrWrite = parts == 1
+                && (wr.op() == WorkRequest.Op.SEND || wr.op() == WorkRequest.Op.RDMA_WRITE);
+        boolean signal = sq.signals(n, oneSendOrWrite && (wr.completionFlags() & CompletionFlags.SUPPRESS) != 0);
         if (!signal) {
             flags &= ~VerbsLayouts.IBV_SEND_SIGNALED;
         }
@@ -708,7 +710,7 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         MemorySegment b = mwBind;
         b.set(JAVA_LONG, VerbsLayouts.MWB_WR_ID, n);
         int flags = VerbsLayouts.IBV_SEND_SIGNALED;
-        if ((wr.completionFlags() & io.jdat.CompletionFlags.BARRIER_FENCE) != 0) {
+        if ((wr.completionFlags() & CompletionFlags.BARRIER_FENCE) != 0) {
             flags |= VerbsLayouts.IBV_SEND_FENCE;
         }
         b.set(JAVA_INT, VerbsLayouts.MWB_SEND_FLAGS, flags);
