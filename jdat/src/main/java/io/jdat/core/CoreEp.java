@@ -39,6 +39,8 @@ import io.jdat.spi.RecvBuffer;
 import io.jdat.spi.RemoteRegion;
 import io.jdat.spi.Transport;
 import io.jdat.spi.WorkRequest;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.SocketAddress;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -100,6 +102,14 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
     private CoreSrq.Held srqHeld;
     /** The DTO counters ({@code Endpoint.counters()}); each group of fields has one writer, see there. */
     final EpCounters counters = new EpCounters();
+    /**
+     * The context of the incoming RDMA Write the transport is placing, 0 when none ({@link Withdrawal}): written
+     * by the one thread in the connection's receive path, read by a withdrawal.
+     */
+    @SuppressWarnings("unused") // through PLACING
+    private volatile int placing;
+    private static final VarHandle PLACING = FieldHandles.find(MethodHandles.lookup(), CoreEp.class, "placing",
+            int.class);
 
     private CoreEp(CoreIa ia, boolean providerCreated, EpStateMachine sm) {
         super(ia, HandleType.EP, DatReturnSubtype.INVALID_HANDLE_EP);
@@ -807,18 +817,35 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             out.set(java.lang.foreign.MemorySegment.NULL, 0);
             return RemoteRegion.OK;
         }
-        Region r = ia.memory.lookup(rmrContext);
-        if (r == null) {
-            return RemoteRegion.ACCESS_ERROR;
+        boolean write = privilege == MemPriv.REMOTE_WRITE;
+        if (write) {
+            // volatile (a full fence after it): the mark is ordered before the lookup's volatile read; a
+            // withdrawal clears the slot and then reads the mark (Withdrawal: one of the two sees the other)
+            PLACING.setVolatile(this, rmrContext);
         }
+        Region r = ia.memory.lookup(rmrContext);
         // the rule shared with the shm direct store (RemoteRegion.accessOffset): privilege, PZ, bounds
-        long off = RemoteRegion.accessOffset(r.address(), r.length(), r.privileges(), r.pz() == pz, privilege,
-                address, length);
+        long off = r == null ? -1 : RemoteRegion.accessOffset(r.address(), r.length(), r.privileges(), r.pz() == pz,
+                privilege, address, length);
         if (off < 0 || !r.segment().scope().isAlive()) {
+            if (write) {
+                PLACING.setRelease(this, 0);
+            }
             return RemoteRegion.ACCESS_ERROR;
         }
         out.set(r.segment(), off);
         return RemoteRegion.OK;
+    }
+
+    @Override
+    public void placed() {
+        // release: the placed bytes are in memory before a withdrawal, reading 0 here, returns
+        PLACING.setRelease(this, 0);
+    }
+
+    /** The context of the Write being placed, 0 when none (volatile read, for {@link Withdrawal}). */
+    int placing() {
+        return (int) PLACING.getVolatile(this);
     }
 
     @Override

@@ -161,12 +161,17 @@ public final class CoreLmr extends CoreObject implements Lmr {
         if (registration != null) {
             registration.close();
         }
-        ExposedMemory exposed = ia.transport.exposedMemory();
-        if (exposed != null && (privileges & REMOTE) != 0) {
-            // returns once no peer's direct store through the context can land (dat_lmr_free's promise)
-            exposed.withdrawn(region.context(), pz.id);
-        }
+        // out of the table first: from here every incoming access through the context is refused
         ia.memory.release(index);
+        if ((privileges & REMOTE) != 0) {
+            // dat_lmr_free's promise: when it returns, no byte of a peer's Write lands in the region. Wait for a
+            // placement the core admitted (Withdrawal), then for a peer's direct store (ExposedMemory).
+            Withdrawal.await(ia, region.context());
+            ExposedMemory exposed = ia.transport.exposedMemory();
+            if (exposed != null) {
+                exposed.withdrawn(region.context(), pz.id);
+            }
+        }
         if (sharedId != null) {
             ia.sharedMemory.release(sharedId);
         }

@@ -195,10 +195,14 @@ public final class CoreRmr extends CoreObject implements Rmr {
         }
         if (binding != null) {
             ia.memory.publish(index, null);
-            ExposedMemory exposed = ia.transport.exposedMemory();
-            if (exposed != null && binding.privileges() != 0) {
-                // returns once no peer's direct store through the old context can land (RMB-06)
-                exposed.withdrawn(binding.context(), pz.id);
+            if (binding.privileges() != 0) {
+                // RMB-06: once the unbind (or re-bind) is done, no byte of a peer's Write through the old context
+                // lands: wait for a placement the core admitted (Withdrawal), then for a peer's direct store
+                Withdrawal.await(ia, binding.context());
+                ExposedMemory exposed = ia.transport.exposedMemory();
+                if (exposed != null) {
+                    exposed.withdrawn(binding.context(), pz.id);
+                }
             }
             binding.lmr().boundRmrs.decrementAndGet();
             binding = null;

@@ -31,8 +31,9 @@ import java.util.SplittableRandom;
  * The randomness is a per-IA {@link SplittableRandom} seeded from {@link SecureRandom}: unpredictable to a
  * peer, not a cryptographic guarantee.
  *
- * <p>Lookups are lock-free, O(1) and allocation-free (the inverse permutation, then an acquire read of an
- * immutable {@link Region}); changes take the table lock and publish with release writes. Registration
+ * <p>Lookups are lock-free, O(1) and allocation-free (the inverse permutation, then a volatile read of an
+ * immutable {@link Region}); changes take the table lock and publish with volatile writes, which order them
+ * against the EPs' placement marks ({@link Withdrawal}). Registration
  * allocates nothing in the table except when it grows.
  */
 final class MemoryTable {
@@ -122,10 +123,13 @@ final class MemoryTable {
         }
     }
 
-    /** Publishes {@code region} at its slot (replacing any earlier binding), or clears it. */
+    /**
+     * Publishes {@code region} at its slot (replacing any earlier binding), or clears it. Volatile: a withdrawal
+     * ({@link Withdrawal}) reads the EPs' placement marks after it; the region's fields are written before.
+     */
     void publish(int index, Region region) {
         synchronized (lock) {
-            SLOT.setRelease(slots, index, region);
+            SLOT.setVolatile(slots, index, region);
         }
     }
 
@@ -135,7 +139,7 @@ final class MemoryTable {
             if (!reserved[index]) {
                 return;
             }
-            SLOT.setRelease(slots, index, (Region) null);
+            SLOT.setVolatile(slots, index, (Region) null); // before the withdrawal reads the marks (Withdrawal)
             reserved[index] = false;
             live--;
             if (freeCount == freeList.length) {
@@ -155,7 +159,8 @@ final class MemoryTable {
         if (index <= 0 || index >= s.length) {
             return null;
         }
-        Region r = (Region) SLOT.getAcquire(s, index);
+        // volatile (a plain load on x86): after an EP's placement mark, the other half of Withdrawal's pair
+        Region r = (Region) SLOT.getVolatile(s, index);
         return r != null && r.context() == context ? r : null;
     }
 

@@ -7,7 +7,8 @@
  * {@link io.jdat.core.ReceiveQueue}), the {@code dat_ep_modify} state table ({@link io.jdat.core.EpAttrRules}),
  * completion flags and EVD compatibility ({@link io.jdat.core.CompletionRules}), flushing, event
  * queues and waiting ({@link io.jdat.core.CoreEvd}, {@link io.jdat.core.CoreCno}), memory registration and
- * the local and remote protection checks ({@link io.jdat.core.MemoryTable}), service points and
+ * the local and remote protection checks ({@link io.jdat.core.MemoryTable}) and what makes a withdrawal final
+ * ({@link io.jdat.core.Withdrawal}), service points and
  * connection requests. Transports ({@code io.jdat.spi}) only move bytes and handshakes.
  *
  * <p><b>Locking</b> (outermost first): a connection request's monitor ({@code CoreCr}, held while it is

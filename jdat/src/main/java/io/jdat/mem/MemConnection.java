@@ -232,7 +232,11 @@ final class MemConnection {
                         return true;
                     }
                     if (write) {
-                        wr.gatherInto(from.region.segment(), from.region.offset());
+                        try {
+                            wr.gatherInto(from.region.segment(), from.region.offset());
+                        } finally {
+                            target.placed(); // the hold resolveRemote took on the region (a withdrawal waits)
+                        }
                     } else {
                         wr.scatter(0, from.region.segment(), from.region.offset(), len);
                     }

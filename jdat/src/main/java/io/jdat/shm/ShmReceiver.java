@@ -73,8 +73,8 @@ final class ShmReceiver implements RecordHandler {
 
     // An RDMA Write arriving in fragments.
     private boolean writeActive;
-    private MemorySegment writeSegment;
-    private long writeOffset;
+    private int writeContext;
+    private long writeAddress;
     private long writeTotal;
     private long writeNext;
 
@@ -304,8 +304,12 @@ final class ShmReceiver implements RecordHandler {
         if (!resolve(sink, ctx, addr, len, MemPriv.REMOTE_WRITE)) {
             return false;
         }
-        if (len > 0) {
-            MemorySegment.copy(seg, off + Records.WRITE_INLINE_HEADER, region.segment(), region.offset(), len);
+        try {
+            if (len > 0) {
+                MemorySegment.copy(seg, off + Records.WRITE_INLINE_HEADER, region.segment(), region.offset(), len);
+            }
+        } finally {
+            sink.placed(); // the region's hold (ChannelSink.resolveRemote)
         }
         return true;
     }
@@ -328,18 +332,26 @@ final class ShmReceiver implements RecordHandler {
                 return false;
             }
             writeActive = true;
-            writeSegment = region.segment();
-            writeOffset = region.offset();
+            writeContext = ctx;
+            writeAddress = addr;
             writeTotal = total;
             writeNext = 0;
-        } else if (!writeActive || offset != writeNext || total != writeTotal) {
+        } else if (!writeActive || offset != writeNext || total != writeTotal || ctx != writeContext
+                || addr != writeAddress) {
             return protocol("RDMA Write fragment at " + offset + ", expected " + writeNext);
+        } else if (!resolve(sink, ctx, addr + offset, n, MemPriv.REMOTE_WRITE)) {
+            // checked again for each later fragment: a hold never spans the wait for the peer's next record, and
+            // a region withdrawn in between refuses the rest of the Write (LMF-04: in flight, it may fail)
+            return false;
         }
-        MemorySegment.copy(seg, off + Records.WRITE_FRAG_HEADER, writeSegment, writeOffset + offset, n);
+        try {
+            MemorySegment.copy(seg, off + Records.WRITE_FRAG_HEADER, region.segment(), region.offset(), n);
+        } finally {
+            sink.placed(); // the region's hold (ChannelSink.resolveRemote)
+        }
         writeNext = offset + n;
         if (writeNext == writeTotal) {
             writeActive = false;
-            writeSegment = null;
         }
         return true;
     }
@@ -434,6 +446,8 @@ final class ShmReceiver implements RecordHandler {
             }
         } catch (RuntimeException e) {
             return fail(ConnectionLayout.ERROR_TRANSPORT, "copying an RDMA Write failed: " + e.getMessage());
+        } finally {
+            sink.placed(); // the region's hold (ChannelSink.resolveRemote)
         }
         return true;
     }
@@ -753,7 +767,7 @@ final class ShmReceiver implements RecordHandler {
     void stop(int state) {
         stopped = true;
         fragBuffer = null;
-        writeSegment = null;
+        writeActive = false;
         readSegment = null;
         rnrSince = 0;
         try {

@@ -48,6 +48,14 @@ public interface ChannelSink {
      * unchecked (its {@code out} segment is {@link java.lang.foreign.MemorySegment#NULL}); a read the EP's
      * {@code max_rdma_read_in} does not admit is an access error (RDR-17).
      *
+     * <p>An admitted RDMA Write ({@link io.jdat.MemPriv#REMOTE_WRITE}, at least one byte) holds the region until
+     * {@link #placed}: the transport copies the bytes and then calls it, on every path, before it resolves the next
+     * access of this EP. A {@code dat_lmr_free} or RMR unbind of the region returns only once no such hold is left,
+     * so no byte of an incoming Write lands after it returned. A hold covers one bounded copy (a record, what one
+     * socket read brings), never a wait for the peer: a Write whose bytes arrive over several receive passes is
+     * resolved again, for the bytes still to come, in each pass; a refusal then is the in-flight Write failing
+     * (LMF-04). A hold kept longer than a second has the connection broken.
+     *
      * @param rmrContext the remote context (STag)
      * @param address    the target address
      * @param length     bytes
@@ -56,6 +64,12 @@ public interface ChannelSink {
      * @return {@link RemoteRegion#OK}, {@link RemoteRegion#ACCESS_ERROR} or {@link RemoteRegion#CLOSED}
      */
     int resolveRemote(int rmrContext, long address, long length, int privilege, RemoteRegion out);
+
+    /**
+     * The bytes of the RDMA Write that {@link #resolveRemote} admitted last are placed (or the copy gave up): the
+     * region's hold ends. Harmless when nothing is held. Must not block.
+     */
+    void placed();
 
     /**
      * The identity of this EP's Protection Zone, as {@link ExposedMemory} names the PZ of a region: nonzero,

@@ -84,6 +84,12 @@ final class TcpReceiver {
     private int remaining;
     private int pad;
     private boolean bulk;
+    // The RDMA Write being placed: its STag and first TO, and whether this pass holds its region.
+    private int writeStag;
+    private long writeTo;
+    private boolean holding;
+    /** A Write's payload goes on in this pass: resolve the rest again ({@link #resumeWrite}). */
+    private boolean resumeWrite;
     // Read Request fields, kept for the trailer.
     private int rrSinkStag;
     private long rrSinkTo;
@@ -179,6 +185,18 @@ final class TcpReceiver {
     }
 
     private boolean receive() {
+        try {
+            return receivePass();
+        } finally {
+            if (holding) {
+                // the pass ends inside a Write's payload: the hold ends here, the rest is resolved again later
+                release();
+                resumeWrite = phase == PAYLOAD;
+            }
+        }
+    }
+
+    private boolean receivePass() {
         boolean progress = false;
         try {
             for (;;) {
@@ -329,6 +347,9 @@ final class TcpReceiver {
                     return r;
                 }
                 place.contiguous(region.segment(), region.offset());
+                writeStag = stag;
+                writeTo = to;
+                holding = payload > 0; // the region's hold, until the payload is in or this pass ends
                 return 0;
             }
             case Ddp.OP_READ_RESPONSE -> {
@@ -486,7 +507,9 @@ final class TcpReceiver {
      * violation); otherwise the STag is reported invalid (the SPI does not say which check failed).
      */
     private boolean admitsStart(int stag, long to, int privilege) {
-        return conn.sink.resolveRemote(stag, to, 1, privilege, probe) == RemoteRegion.OK;
+        boolean ok = conn.sink.resolveRemote(stag, to, 1, privilege, probe) == RemoteRegion.OK;
+        conn.sink.placed(); // a probe places nothing: no hold
+        return ok;
     }
 
     /** No receive buffer for a Send: wait for one (flow control holds the peer) up to the RNR limit. */
@@ -508,6 +531,9 @@ final class TcpReceiver {
     }
 
     private boolean payload() throws IOException {
+        if (resumeWrite && !resumeWrite()) {
+            return true; // refused: the connection ends
+        }
         for (;;) {
             int n = Math.min(remaining, in.remaining());
             if (n > 0) {
@@ -520,6 +546,7 @@ final class TcpReceiver {
                 remaining -= n;
             }
             if (remaining == 0) {
+                release();
                 phase = TRAILER;
                 return true;
             }
@@ -540,6 +567,32 @@ final class TcpReceiver {
             } else if (!fill(1)) {
                 return false;
             }
+        }
+    }
+
+    /**
+     * An RDMA Write's payload goes on in a later pass: the part still to come is resolved again, so that a hold on
+     * the region never spans the wait for the peer's bytes ({@link ChannelSink#resolveRemote}); a region withdrawn
+     * in between refuses it as it would a new Write (LMF-04: an in-flight Write may fail).
+     *
+     * @return false when refused (the connection ends)
+     */
+    private boolean resumeWrite() {
+        resumeWrite = false;
+        long to = writeTo + (payload - remaining);
+        if (resolve(writeStag, to, remaining, MemPriv.REMOTE_WRITE, Terminate.LAYER_DDP, Terminate.DDP_TAGGED,
+                Terminate.DDP_T_BASE_BOUNDS, Terminate.DDP_T_INVALID_STAG, "RDMA Write (continued) to") != 0) {
+            return false;
+        }
+        holding = true; // the same region: the placement's target is unchanged
+        return true;
+    }
+
+    /** Ends the region's hold of the RDMA Write being placed, if any. */
+    private void release() {
+        if (holding) {
+            holding = false;
+            conn.sink.placed();
         }
     }
 

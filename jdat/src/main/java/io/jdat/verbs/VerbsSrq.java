@@ -65,6 +65,10 @@ final class VerbsSrq implements DeviceSrq {
         }
 
         @Override
+        public void placed() {
+        }
+
+        @Override
         public void requestCompleted(DtoCompletionStatus status, long length) {
         }
 

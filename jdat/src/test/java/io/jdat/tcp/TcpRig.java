@@ -80,6 +80,10 @@ final class TcpRig implements AutoCloseable {
         }
 
         @Override
+        public void placed() {
+        }
+
+        @Override
         public void requestCompleted(DtoCompletionStatus status, long length) {
         }
 
