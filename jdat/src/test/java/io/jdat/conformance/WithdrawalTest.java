@@ -1,7 +1,6 @@
 package io.jdat.conformance;
 
 import static io.jdat.testing.DataPath.assertUntouched;
-import static io.jdat.testing.DataPath.iov;
 import static io.jdat.testing.DataPath.sentinel;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.jdat.CompletionFlags;
-import io.jdat.DatEvent;
-import io.jdat.DtoCompletionStatus;
 import io.jdat.EpAttr;
 import io.jdat.EventNumber;
 import io.jdat.Lmr;
@@ -22,12 +19,10 @@ import io.jdat.Rmr;
 import io.jdat.RmrTriplet;
 import io.jdat.conformance.Transports.IaUnderTest;
 import io.jdat.testing.Pair;
+import io.jdat.testing.WriteStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.DisplayName;
 
 /**
@@ -92,41 +87,13 @@ class WithdrawalTest {
             } else {
                 remote = s.remoteTriplet(MIB, MIB);
             }
-            AtomicLong succeeded = new AtomicLong();
-            AtomicReference<String> end = new AtomicReference<>();
-            AtomicBoolean stop = new AtomicBoolean();
-            Thread streamer = Thread.ofPlatform().start(() -> {
-                DatEvent e = new DatEvent();
-                long outstanding = 0;
-                for (long k = 0; !stop.get(); k++) {
-                    try {
-                        p.client.ep.postRdmaWrite(1, iov(c, (k & 1) * chunk, chunk), k, remote,
-                                CompletionFlags.DEFAULT);
-                    } catch (RuntimeException x) {
-                        end.compareAndSet(null, "a post refused: " + x.getMessage()); // the EP is disconnected
-                        return;
-                    }
-                    outstanding++;
-                    while (outstanding > 0 && (outstanding >= 8 || p.client.reqEvd.dequeue(e))) {
-                        if (outstanding >= 8 && !p.client.reqEvd.waitFor(5_000_000, 1, e)) {
-                            end.compareAndSet(null, "no completion within 5 s");
-                            return;
-                        }
-                        outstanding--;
-                        if (e.status() != DtoCompletionStatus.SUCCESS) {
-                            end.compareAndSet(null, "a Write completed " + e.status());
-                            return;
-                        }
-                        succeeded.incrementAndGet();
-                    }
-                }
-                end.compareAndSet(null, "stopped by the test");
-            });
+            WriteStream stream = new WriteStream(p.client, c, chunk, remote);
             long deadline = System.nanoTime() + 10_000_000_000L;
-            while (succeeded.get() < 10 && System.nanoTime() < deadline) {
+            while (stream.succeeded() < 10 && !stream.endedByItself() && System.nanoTime() < deadline) {
                 Thread.sleep(1);
             }
-            assertTrue(succeeded.get() >= 10, "the stream runs: " + succeeded.get() + " Writes, " + end.get());
+            assertTrue(stream.succeeded() >= 10, "the stream runs: " + stream.succeeded() + " Writes, "
+                    + stream.outcome());
             String what;
             if (rmrCase) {
                 what = "rmr unbind";
@@ -142,12 +109,8 @@ class WithdrawalTest {
             // the Writes posted before the withdrawal arrive (on tcp the target may be some MiB behind): each is
             // refused, the first one breaks the connection
             assertEquals(EventNumber.CONNECTION_EVENT_BROKEN, p.client.next(p.client.connEvd).eventNumber());
-            streamer.join(10_000);
-            stop.set(true);
-            streamer.join(10_000);
-            assertTrue(!streamer.isAlive(), "the streamer ended");
-            assertTrue(end.get() != null && !end.get().equals("stopped by the test"),
-                    "the stream stopped at the " + what + ": " + end.get());
+            assertTrue(stream.awaitEnd(10_000), "the stream stopped at the " + what);
+            assertTrue(stream.endedByItself(), stream.outcome());
             if (rmrCase) {
                 assertEquals(EventNumber.RMR_BIND_COMPLETION_EVENT, p.server.next(p.server.reqEvd).eventNumber());
             }

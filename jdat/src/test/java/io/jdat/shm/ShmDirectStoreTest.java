@@ -26,6 +26,7 @@ import io.jdat.RegionDescription;
 import io.jdat.Rmr;
 import io.jdat.RmrTriplet;
 import io.jdat.testing.Pair;
+import io.jdat.testing.WriteStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -36,9 +37,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -238,34 +236,7 @@ class ShmDirectStoreTest {
             } else {
                 target = s.remoteTriplet(MIB, MIB);
             }
-            AtomicLong posted = new AtomicLong();
-            AtomicReference<DtoCompletionStatus> end = new AtomicReference<>();
-            AtomicBoolean stop = new AtomicBoolean();
-            Thread streamer = Thread.ofPlatform().start(() -> {
-                DatEvent e = new DatEvent();
-                long outstanding = 0;
-                for (long k = 0; !stop.get(); k++) {
-                    try {
-                        p.client.ep.postRdmaWrite(1, iov(c, (k & 1) * chunk, chunk), k, target,
-                                CompletionFlags.DEFAULT);
-                    } catch (RuntimeException x) {
-                        break; // the EP is disconnected
-                    }
-                    posted.incrementAndGet();
-                    outstanding++;
-                    while (outstanding > 0 && (outstanding >= 8 || p.client.reqEvd.dequeue(e))) {
-                        if (outstanding >= 8 && !p.client.reqEvd.waitFor(5_000_000, 1, e)) {
-                            end.set(DtoCompletionStatus.ERR_TRANSPORT);
-                            return;
-                        }
-                        outstanding--;
-                        if (e.status() != DtoCompletionStatus.SUCCESS) {
-                            end.compareAndSet(null, e.status());
-                            return;
-                        }
-                    }
-                }
-            });
+            WriteStream stream = new WriteStream(p.client, c, chunk, target);
             long deadline = System.nanoTime() + 10_000_000_000L;
             while (directWrites() < 50 && System.nanoTime() < deadline) {
                 Thread.sleep(1);
@@ -283,9 +254,8 @@ class ShmDirectStoreTest {
             byte[] after = sm.segment().toArray(ValueLayout.JAVA_BYTE);
             long directAtWithdrawal = directWrites();
             Thread.sleep(200);
-            stop.set(true);
-            streamer.join(10_000);
-            assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, end.get(), "how the stream ended");
+            stream.stop();
+            assertEquals(DtoCompletionStatus.ERR_REMOTE_ACCESS, stream.failure(), "how the stream ended");
             assertEquals(EventNumber.CONNECTION_EVENT_BROKEN, p.client.next(p.client.connEvd).eventNumber());
             assertArrayEquals(tail, sm.segment().asSlice(2 * MIB - 64, 64).toArray(ValueLayout.JAVA_BYTE),
                     "the range's last bytes changed after the " + withdrawal + " returned");
