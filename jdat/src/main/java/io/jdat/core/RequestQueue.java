@@ -2,6 +2,8 @@ package io.jdat.core;
 
 import io.jdat.DtoCompletionStatus;
 import io.jdat.spi.WorkRequest;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * An EP's request queue, beside its {@link ReceiveQueue}: a ring of pre-allocated {@link WorkRequest}s
@@ -26,6 +28,8 @@ final class RequestQueue {
     /** The RMR of each bind request, else {@code null}. */
     private final CoreRmr[] rmr;
     private final Counters counters = new Counters();
+    private static final VarHandle TAIL = FieldHandles.find(MethodHandles.lookup(),
+            Counters.class, "tail", long.class);
     /** Validation target of a post that is flushed at once or refused (txLock). */
     private final WorkRequest scratch;
 
@@ -87,7 +91,10 @@ final class RequestQueue {
         cookie[idx] = requestCookie;
         posted[idx] = JfrEvents.recording ? System.nanoTime() : 0L;
         rmr[idx] = bound;
-        counters.tail = t + 1; // volatile: the slot is complete before a completer can see it
+        // release, not volatile: the slot is complete before a completer that reads this tail (volatile) sees it. No
+        // load of this thread has to wait for it (nothing reads the queue in a Dekker pair with the tail: posts and
+        // the transitions that read it hold txLock), so it needs no full fence (one per post on x86)
+        TAIL.setRelease(counters, t + 1);
     }
 
     /**

@@ -6,6 +6,8 @@ import io.jdat.spi.IoVector;
 import io.jdat.spi.WorkRequest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The transmit path of one {@code shm} connection: turns this side's work requests into records of the
@@ -47,8 +49,23 @@ final class ShmTransmitter {
     private int written;
     /** Bytes of the first unwritten request already written as fragments. */
     private long fragOffset;
-    /** Outstanding work (read without the lock by pollers to skip idle connections). */
+    /**
+     * Outstanding work (read without the lock by pollers to skip idle connections, volatile). Written under
+     * {@code txLock} with release stores ({@link #BUSY}), not volatile ones: no reader needs the store ordered
+     * before a later load of the writer (a full fence on x86, on every post and completion). A poller that
+     * handled an answer of the peer reads it after its acquire of that record, which the peer wrote after it
+     * handled ours, published after this store: it sees true.
+     */
     private volatile boolean busy;
+    private static final VarHandle BUSY;
+
+    static {
+        try {
+            BUSY = MethodHandles.lookup().findVarHandle(ShmTransmitter.class, "busy", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     // RDMA Reads served through the peer's staging area, in order, with the bytes received so far.
     private WorkRequest[] stagedReads = new WorkRequest[16];
@@ -124,7 +141,7 @@ final class ShmTransmitter {
             wrs[i] = wr;
             endPos[i] = Long.MAX_VALUE;
             count++;
-            busy = true;
+            BUSY.setRelease(this, true);
             if (written == count - 1) {
                 if (direct != null && wr.op() == WorkRequest.Op.RDMA_WRITE
                         && out.consumerPosition() == out.position() && direct.write(wr)) {
@@ -267,7 +284,7 @@ final class ShmTransmitter {
             };
             sink.requestCompleted(DtoCompletionStatus.SUCCESS, len);
         }
-        busy = count > 0;
+        BUSY.setRelease(this, count > 0);
         return any;
     }
 
