@@ -44,7 +44,7 @@ class WithdrawalTest {
     }
 
     @EveryTransport
-    @DisplayName("LMF-04 LMF-03: while 1 MiB RDMA Writes stream into an LMR, dat_lmr_free returns only when no byte"
+    @DisplayName("LMF-04: while 1 MiB RDMA Writes stream into an LMR, dat_lmr_free returns only when no byte"
             + " of them can land any more: the region stays as it was when the free returned, the guards around it"
             + " are untouched, the stream stops and the connection breaks")
     void lmrFree(IaUnderTest ia) throws Exception {
