@@ -13,6 +13,7 @@ import io.jdat.SrqAttr;
 import io.jdat.SrqParam;
 import io.jdat.SrqState;
 import io.jdat.spi.ChannelSink;
+import io.jdat.spi.ConnectionSet;
 import io.jdat.spi.DeviceSrq;
 import io.jdat.spi.RecvBuffer;
 import java.lang.invoke.MethodHandles;
@@ -160,9 +161,8 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     private int poolCount;
     /** Validation target of a post that is refused. */
     private final Entry scratch;
-    private int users;
-    /** The attached EPs (copy on write), woken after each post. */
-    private volatile CoreEp[] eps = NO_EPS;
+    /** The attached EPs, woken after each post; changed under {@code lock}, read without it. */
+    private final ConnectionSet<CoreEp> eps = new ConnectionSet<>(NO_EPS);
     /** Where the next post starts waking EPs (lock): each EP held back gets the first chance in turn. */
     private int wakeFrom;
     /** Posted entries not yet reaped; decremented without the lock by {@link #reaped()}. */
@@ -246,7 +246,7 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
         }
         // Senders held back for lack of a buffer may go on (outside the lock: the transport takes its own).
         // Starting at a different EP each time keeps one busy connection from starving the others.
-        CoreEp[] a = eps;
+        CoreEp[] a = eps.snapshot();
         int count = a.length;
         if (count > 0) {
             int first = Math.floorMod(from, count);
@@ -362,7 +362,7 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     public void free() {
         lock.lock();
         try {
-            markFreedUnlessUsed(users, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, " EP(s) use this SRQ (SRF-01)");
+            markFreedUnlessUsed(eps.snapshot().length, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, " EP(s) use this SRQ (SRF-01)");
         } finally {
             lock.unlock();
         }
@@ -396,11 +396,7 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
         lock.lock();
         try {
             checkAlive();
-            users++;
-            CoreEp[] old = eps;
-            CoreEp[] n = java.util.Arrays.copyOf(old, old.length + 1);
-            n[old.length] = ep;
-            eps = n;
+            eps.add(ep);
         } finally {
             lock.unlock();
         }
@@ -410,17 +406,7 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     void detach(CoreEp ep) {
         lock.lock();
         try {
-            CoreEp[] old = eps;
-            for (int i = 0; i < old.length; i++) {
-                if (old[i] == ep) {
-                    CoreEp[] n = new CoreEp[old.length - 1];
-                    System.arraycopy(old, 0, n, 0, i);
-                    System.arraycopy(old, i + 1, n, i, old.length - i - 1);
-                    eps = n;
-                    users--;
-                    return;
-                }
-            }
+            eps.remove(ep);
         } finally {
             lock.unlock();
         }

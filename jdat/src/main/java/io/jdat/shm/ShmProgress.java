@@ -1,6 +1,5 @@
 package io.jdat.shm;
 
-import io.jdat.transport.BackoffIdle;
 import io.jdat.transport.ProgressThread;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,8 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Idle strategy</h2>
  * <ol>
  *   <li>While a consumer polls an event dispatcher of this IA (it called {@link #poll} within the last
- *       {@value #POLLER_GRACE_MICROS} µs), that consumer moves the bytes itself and this thread parks in
- *       {@value #POLLER_PARK_MILLIS} ms slices, looking only at the sockets (ends of peers) in between: two
+ *       {@value ProgressThread#POLLER_GRACE_MICROS} µs), that consumer moves the bytes itself and this thread
+ *       parks in {@value ProgressThread#POLLER_PARK_MILLIS} ms slices, looking only at the sockets (ends of peers) in between: two
  *       spinning threads on a 2-core machine would take the core the peer needs.</li>
  *   <li>Otherwise the thread polls the rings while there is traffic, and spins
  *       ({@link Thread#onSpinWait()}) for {@link #SPIN_NANOS} after the last of it: waking a blocked thread
@@ -34,7 +33,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *       a ~50 µs mode of the two-process ping-pong, issue 18).</li>
  * </ol>
  * A consumer that stops polling to park in a wait hands over at once ({@link #pollerIdle}). The loop and the
- * hand-over are {@link ProgressThread}'s, with these constants.
+ * hand-over are {@link ProgressThread}'s, with its poller grace and park slice and this spin.
  *
  * <h2>Hot and cold connections: a poll costs O(ready), not O(connections)</h2>
  * A pass (a consumer's poll, or the thread's) looks at the <em>hot</em> connections only: those with recent
@@ -55,9 +54,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * be created, or that a peer truncated, is dropped: then every pass looks at every connection, as before.
  */
 final class ShmProgress extends ProgressThread<ShmConnection> {
-    static final long POLLER_GRACE_MICROS = 200;
-    private static final long POLLER_GRACE_NANOS = POLLER_GRACE_MICROS * 1000;
-    static final long POLLER_PARK_MILLIS = 2;
     private static final long SELECT_MILLIS = 100;
     /** Spin after the last traffic before sleeping (system property {@code jdat.shm.progressSpinNanos}). */
     static final long SPIN_NANOS = Long.getLong("jdat.shm.progressSpinNanos", 20_000L);
@@ -148,8 +144,7 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
 
     /** The IA's progress engine; its thread starts with {@link #start(ReadyBoard)}. */
     ShmProgress(String name) {
-        super("jdat-shm-" + name, POLLER_GRACE_NANOS, POLLER_PARK_MILLIS * 1_000_000L,
-                new BackoffIdle(SPIN_NANOS, System.nanoTime()), new ShmConnection[0]);
+        super("jdat-shm-" + name, SPIN_NANOS, new ShmConnection[0]);
         for (int i = 0; i < ReadyBoard.SLOTS; i++) {
             freeSlots[i] = ReadyBoard.SLOTS - 1 - i;
         }
@@ -171,7 +166,8 @@ final class ShmProgress extends ProgressThread<ShmConnection> {
     }
 
     /** Consumer-driven progress: one pass (marked and hot connections) on the calling thread. */
-    boolean poll() {
+    @Override
+    public boolean poll() {
         try {
             // Refresh the poller's timestamp every 32 calls (a few microseconds of polling), not on every call:
             // the clock read would be a good part of an empty poll. The counter is racy across pollers on purpose.

@@ -10,7 +10,7 @@ import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
 import io.jdat.transport.DaemonTimer;
-import io.jdat.transport.IaTransport;
+import io.jdat.transport.SelectorTransport;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Connection events are logged through {@link System.Logger} {@code io.jdat.shm} at {@code DEBUG}; the system
  * property {@code jdat.shm.trace=true} raises them to {@code INFO}, which the default backend prints.
  */
-final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnection> {
+final class ShmTransport extends SelectorTransport<UnixDomainSocketAddress, ShmConnection, ShmProgress> {
     static final long MAX_TRANSFER = 1L << 30;
     static final int MAX_READ_DEPTH = 64;
     static final int MAX_PRIVATE_DATA = 1024;
@@ -49,7 +49,6 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
     final ShmConfig config;
     final ShmFiles files;
     final ShmFiles.Instance instance;
-    final ShmProgress progress;
     /** A byte the peers probe with cross-memory attach ({@link CrossMemory#access}). */
     private final Arena probeArena = Arena.ofShared();
     /** The mapping of this IA's {@link ReadyBoard}, closed after the progress thread stopped. */
@@ -76,7 +75,7 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
     ShmTransport(String iaName, ShmConfig config) {
         ShmFiles files = config.baseDir() != null ? ShmFiles.open(config.baseDir()) : ShmFiles.open();
         ShmFiles.Instance instance = files.createInstance(config.name());
-        super("shm", UnixDomainSocketAddress.of(instance.directory()), LIMITS);
+        super("shm", UnixDomainSocketAddress.of(instance.directory()), LIMITS, newProgress(iaName, instance));
         this.config = config;
         this.files = files;
         this.instance = instance;
@@ -90,20 +89,16 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
             this.crossMemory = cm != null;
             // the memory directory goes into this IA's base: with dir=, the default base is never opened
             this.memoryDir = ShmMemory.home(files).directory().toString();
-            this.progress = new ShmProgress(iaName);
             progress.start(openBoard(instance, boardArena)); // the board before the thread (ShmProgress.start)
             this.contexts = DirectStore.ENABLED ? ContextTable.create(this, instance) : null;
             opened = true;
         } catch (DatException e) {
             throw e;
         } catch (RuntimeException | OutOfMemoryError | LinkageError e) {
-            // e.g. no descriptor left for the progress thread's selector, or no thread
-            DatException d = new DatException(DatReturnType.INSUFFICIENT_RESOURCES,
-                    DatReturnSubtype.RESOURCE_DEVICE, "cannot open the shm IA " + iaName + ": " + e);
-            d.initCause(e);
-            throw d;
+            throw cannotOpen(iaName, e); // e.g. no thread
         } finally {
             if (!opened) {
+                progress.shutdown();
                 if (cm != null) {
                     cm.close();
                 }
@@ -112,6 +107,29 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
                 instance.close();
             }
         }
+    }
+
+    /**
+     * The IA's progress engine, its thread not started yet; on failure the instance directory is removed.
+     *
+     * @throws DatException {@link DatReturnType#INSUFFICIENT_RESOURCES} if it cannot be had (e.g. no descriptor
+     *                      left for its selector)
+     */
+    private static ShmProgress newProgress(String iaName, ShmFiles.Instance instance) {
+        try {
+            return new ShmProgress(iaName);
+        } catch (RuntimeException | OutOfMemoryError | LinkageError e) {
+            instance.close();
+            throw cannotOpen(iaName, e);
+        }
+    }
+
+    /** {@link DatReturnType#INSUFFICIENT_RESOURCES}: the IA cannot be opened for lack of {@code cause}'s resource. */
+    private static DatException cannotOpen(String iaName, Throwable cause) {
+        DatException d = new DatException(DatReturnType.INSUFFICIENT_RESOURCES, DatReturnSubtype.RESOURCE_DEVICE,
+                "cannot open the shm IA " + iaName + ": " + cause);
+        d.initCause(cause);
+        return d;
     }
 
     /** This IA's ready board, or null when it cannot be had (then every poll looks at every connection). */
@@ -222,21 +240,6 @@ final class ShmTransport extends IaTransport<UnixDomainSocketAddress, ShmConnect
             ActiveHandler handler) {
         return ShmActive.start(this, ((UnixDomainSocketAddress) remote).getPath(), remoteConnQual, privateData,
                 ird, ord, handler);
-    }
-
-    @Override
-    public boolean progress() {
-        return progress.poll();
-    }
-
-    @Override
-    public void pollerIdle() {
-        progress.pollerIdle();
-    }
-
-    @Override
-    public void eventDequeued() {
-        progress.eventDequeued();
     }
 
     @Override

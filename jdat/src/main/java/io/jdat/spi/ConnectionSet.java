@@ -3,9 +3,9 @@ package io.jdat.spi;
 import java.util.Arrays;
 
 /**
- * The connections a transport's progress engine polls: an array snapshot that pollers iterate without a lock
- * and without allocating (an iterator would allocate on every poll), replaced by a copy on each
- * {@link #add}/{@link #remove}, which are rare.
+ * The connections a transport's progress engine polls (or the EPs the core wakes when a shared receive queue
+ * gets a buffer): an array snapshot that pollers iterate without a lock and without allocating (an iterator
+ * would allocate on every poll), replaced by a copy on each {@link #add}/{@link #remove}, which are rare.
  *
  * @param <C> the connection type
  */

@@ -1,6 +1,5 @@
 package io.jdat.tcp;
 
-import io.jdat.transport.BackoffIdle;
 import io.jdat.transport.ProgressThread;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -18,10 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code selectNow} for {@link #SPIN_NANOS} after the last traffic, if configured) and burns no CPU; it reads
  * what arrives, finishes sends the socket could not take, closes lingering streams and runs the core
  * notifications ({@link #execute}). While a consumer polls an event dispatcher of this IA (it called
- * {@link #poll} within the last {@value #POLLER_GRACE_MICROS} µs), that consumer reads the sockets itself
+ * {@link #poll} within the last {@value ProgressThread#POLLER_GRACE_MICROS} µs), that consumer reads the sockets itself
  * and this thread stays out of the way, parking in 2 ms slices instead of selecting, so that two threads
  * never fight for one socket or one core. A consumer that stops polling to park in a wait hands over at
- * once ({@link #pollerIdle}). The loop and the hand-over are {@link ProgressThread}'s, with these constants.
+ * once ({@link #pollerIdle}). The loop and the hand-over are {@link ProgressThread}'s, with this spin.
  * A consumer's pass can outlast the grace (a stream that keeps coming is read in one pass), so the consumer
  * stamps its poll again after a pass that moved bytes, and this thread, finding a ready socket whose receive
  * or send lock another thread holds (only a polling or posting consumer does), counts that as a poll too
@@ -39,14 +38,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and parks instead of selecting again.
  */
 final class TcpProgress extends ProgressThread<TcpConnection> {
-    static final long POLLER_GRACE_MICROS = 200;
-    private static final long POLLER_GRACE_NANOS = POLLER_GRACE_MICROS * 1000;
-    /**
-     * How long the thread parks between looks while a consumer polls. Long, because every wake-up takes a
-     * slice of a core the polling threads are spinning on; a consumer that parks hands over at once anyway
-     * ({@link #pollerIdle}), only one that stops polling without waiting leaves its bytes this long.
-     */
-    private static final long POLLER_PARK_NANOS = 2_000_000;
     private static final long SELECT_MILLIS = 250;
     /**
      * How long the thread keeps spinning on {@code selectNow} after traffic before it blocks (system
@@ -108,8 +99,7 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
     private long lastHousekeeping = System.nanoTime();
 
     TcpProgress(String name) {
-        super("jdat-tcp-" + name, POLLER_GRACE_NANOS, POLLER_PARK_NANOS, new BackoffIdle(SPIN_NANOS, 0),
-                new TcpConnection[0]);
+        super("jdat-tcp-" + name, SPIN_NANOS, new TcpConnection[0]);
         start();
     }
 
@@ -117,7 +107,8 @@ final class TcpProgress extends ProgressThread<TcpConnection> {
      * Consumer-driven progress, on the calling thread: receives (and sends) on the connections whose sockets
      * are ready ({@code selectNow}), or on each of them when there are at most {@value #SCAN_MAX}.
      */
-    boolean poll() {
+    @Override
+    public boolean poll() {
         long lp = lastPoll();
         if (lp == 0 || (++pollsUnstamped & (STAMP_EVERY - 1)) == 0) {
             long now = System.nanoTime(); // not on every poll: a clock read is a tenth of an empty poll's cost

@@ -8,7 +8,7 @@ import io.jdat.spi.ActiveHandler;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
 import io.jdat.spi.TransportLimits;
-import io.jdat.transport.IaTransport;
+import io.jdat.transport.SelectorTransport;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -24,13 +24,12 @@ import java.net.UnknownHostException;
  * <p>Connection events are logged through {@link System.Logger} {@code io.jdat.tcp} at {@code DEBUG}; the system
  * property {@code jdat.tcp.trace=true} raises them to {@code INFO}, which the default backend prints.
  */
-final class TcpTransport extends IaTransport<InetSocketAddress, TcpConnection> {
+final class TcpTransport extends SelectorTransport<InetSocketAddress, TcpConnection, TcpProgress> {
     /** Messages and RDMA up to 1 GiB; the configured private data; IRD and ORD up to 64. */
     static final long MAX_TRANSFER = 1L << 30;
     static final int MAX_READ_DEPTH = 64;
 
     final TcpConfig config;
-    final TcpProgress progress;
 
     TcpTransport(String iaName, TcpConfig config) {
         InetAddress host = config.bindHost();
@@ -42,9 +41,9 @@ final class TcpTransport extends IaTransport<InetSocketAddress, TcpConnection> {
             }
         }
         super("tcp", new InetSocketAddress(host, 0), new TransportLimits(MAX_TRANSFER, MAX_TRANSFER, config.maxPd(),
-                MAX_READ_DEPTH, MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT, "tcp"));
+                MAX_READ_DEPTH, MAX_READ_DEPTH, Qos.BEST_EFFORT | Qos.HIGH_THROUGHPUT, "tcp"),
+                new TcpProgress(iaName));
         this.config = config;
-        this.progress = new TcpProgress(iaName);
     }
 
     @Override
@@ -88,21 +87,6 @@ final class TcpTransport extends IaTransport<InetSocketAddress, TcpConnection> {
         InetSocketAddress r = (InetSocketAddress) remote;
         return MpaActive.start(this, new InetSocketAddress(r.getAddress(), (int) remoteConnQual), privateData,
                 ird, ord, handler);
-    }
-
-    @Override
-    public boolean progress() {
-        return progress.poll();
-    }
-
-    @Override
-    public void pollerIdle() {
-        progress.pollerIdle();
-    }
-
-    @Override
-    public void eventDequeued() {
-        progress.eventDequeued();
     }
 
     /**

@@ -16,9 +16,16 @@ import java.util.concurrent.locks.LockSupport;
  * dispatcher of the IA and so makes progress on its own thread.
  *
  * <p>The loop, one pass at a time: run the tasks; the transport's periodic work ({@link #periodic}); while a
- * consumer polled within the poller grace, park in slices of the poller park and look only at what the poller
- * does not ({@link #whilePolled}); otherwise one pass of work ({@link #pass}), then spin or block
- * ({@link #block}) as the idle strategy says. A selector or task failure never ends the loop.
+ * consumer polled within the poller grace ({@link #POLLER_GRACE_MICROS}), park in slices of the poller park
+ * ({@link #POLLER_PARK_MILLIS}) and look only at what the poller does not ({@link #whilePolled}); otherwise one
+ * pass of work ({@link #pass}), then spin or block ({@link #block}) as the idle strategy says. A selector or
+ * task failure never ends the loop.
+ *
+ * <p>The idle strategy and its constants live here, the same for every transport: the poller grace and the park
+ * slice above, the return window ({@link #CONSUMER_RETURN_MICROS}) and a {@link BackoffIdle} that spins after
+ * the last work. A transport gives only its spin (the constructor's {@code spinNanos}), its consumer's
+ * {@link #poll}, and what a pass and a block are ({@link #pass}, {@link #block}: {@code shm} blocks in
+ * {@code select} for at most 100 ms, {@code tcp} for at most 250 ms).
  *
  * <p>Presence. A consumer counts as polling while it called {@link #polledAt} within the poller grace, or, once
  * it has polled at all ({@link #lastPoll} not 0), while its successful dequeues keep coming
@@ -59,9 +66,22 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
     protected final Selector selector;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final long pollerGraceNanos;
-    private final long pollerParkNanos;
     private final BackoffIdle idle;
+    /**
+     * How long after its last poll ({@link #polledAt}) a consumer still counts as polling: 200 µs, a few
+     * thousand empty polls, so a consumer that polls on keeps the thread out of its way while it refreshes its
+     * stamp only now and then (every transport's {@link #poll} does so on one call in 16 or 32, not on each).
+     */
+    public static final long POLLER_GRACE_MICROS = 200;
+    /** {@link #POLLER_GRACE_MICROS} in nanoseconds. */
+    protected static final long POLLER_GRACE_NANOS = POLLER_GRACE_MICROS * 1000;
+    /**
+     * The park slice while a consumer polls: 2 ms. Long, because every wake-up takes a slice of a core the
+     * polling threads are spinning on; a consumer that parks hands over at once anyway ({@link #pollerIdle}),
+     * only one that stops polling without waiting leaves its bytes this long.
+     */
+    public static final long POLLER_PARK_MILLIS = 2;
+    private static final long POLLER_PARK_NANOS = POLLER_PARK_MILLIS * 1_000_000L;
     /** When a consumer last polled (0: no poller). Written by pollers, read by this thread. */
     private volatile long lastPoll;
     /**
@@ -90,25 +110,21 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
     private volatile boolean running = true;
 
     /**
-     * Opens the selector; the subclass calls {@link #start} at the end of its constructor.
+     * Opens the selector; the subclass calls {@link #start} at the end of its constructor (or later).
      *
-     * @param threadName       the daemon thread's name
-     * @param pollerGraceNanos how long after a consumer's last poll it still counts as polling
-     * @param pollerParkNanos  the park slice while a consumer polls
-     * @param idle             the idle strategy, with the transport's spin
-     * @param none             an empty array of the connection type
+     * @param threadName the daemon thread's name
+     * @param spinNanos  the idle strategy's spin after the last work before blocking ({@link BackoffIdle}): the
+     *                   transport's constant
+     * @param none       an empty array of the connection type
      */
-    protected ProgressThread(String threadName, long pollerGraceNanos, long pollerParkNanos, BackoffIdle idle,
-            C[] none) {
+    protected ProgressThread(String threadName, long spinNanos, C[] none) {
         this.connections = new ConnectionSet<>(none);
         try {
             selector = Selector.open();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.pollerGraceNanos = pollerGraceNanos;
-        this.pollerParkNanos = pollerParkNanos;
-        this.idle = idle;
+        this.idle = new BackoffIdle(spinNanos, 0); // the loop starts the spin when it starts (idle.woke)
         thread = Thread.ofPlatform().daemon().name(threadName).unstarted(this);
     }
 
@@ -189,6 +205,15 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
         }
     }
 
+    /**
+     * Consumer-driven progress on the calling thread ({@code Transport.progress}: a consumer polls or spin-waits
+     * on an event dispatcher of this IA and found nothing). Calls {@link #polledAt} now and then, so that this
+     * thread stays out of the consumer's way; never blocks, allocates nothing.
+     *
+     * @return true when it moved bytes or completed something
+     */
+    public abstract boolean poll();
+
     /** A consumer polled at {@code now}: this thread stays out of its way for the poller grace. */
     protected final void polledAt(long now) {
         lastPoll = now | 1;
@@ -222,7 +247,7 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
     private boolean consumerPresent(long now) {
         boolean dequeuing = dequeuedSinceLastLook();
         long lp = lastPoll;
-        return lp != 0 && (now - lp < pollerGraceNanos || dequeuing);
+        return lp != 0 && (now - lp < POLLER_GRACE_NANOS || dequeuing);
     }
 
     /** When a consumer last polled, 0 when none does. */
@@ -259,14 +284,14 @@ public abstract class ProgressThread<C extends ProgressThread.Polled> implements
                 periodic(t);
                 if (consumerPresent(t)) {
                     presentAt = t;
-                    LockSupport.parkNanos(this, pollerParkNanos);
+                    LockSupport.parkNanos(this, POLLER_PARK_NANOS);
                     whilePolled();
                     continue;
                 }
                 if (lastPoll != 0 && t - presentAt < consumerReturnNanos) {
                     // Just gone: one pass per slice, no spin, no sleep decision (see the class comment).
                     pass();
-                    LockSupport.parkNanos(this, pollerParkNanos);
+                    LockSupport.parkNanos(this, POLLER_PARK_NANOS);
                     whilePolled();
                     continue;
                 }

@@ -17,13 +17,12 @@ import org.junit.jupiter.api.Test;
  * neither makes passes of its own nor blocks (for {@code shm}, blocking is the decision that makes every hot
  * connection cold); once the dequeues stop, the thread expects the consumer back for
  * {@link ProgressThread#CONSUMER_RETURN_MICROS} (one pass per slice, no block), then blocks; a consumer that
- * hands over ({@link ProgressThread#pollerIdle}) ends that at once. A thread with {@code shm}'s grace and park
+ * hands over ({@link ProgressThread#pollerIdle}) ends that at once. A thread with the poller grace and park
  * slice whose pass and block only count; counted, not timed (the waits bound a hang; a loaded machine only makes
  * the consumer look absent more often, which the bounds below allow for).
  */
 class ConsumerPresenceTest {
-    private static final long GRACE_NANOS = 200_000;
-    private static final long SLICE_NANOS = 2_000_000;
+    private static final long SLICE_NANOS = ProgressThread.POLLER_PARK_MILLIS * 1_000_000L;
 
     /** Records its passes and blocks; spins 0 ns (blocks whenever a pass finds nothing). */
     static final class Recorder extends ProgressThread<ProgressThread.Polled> {
@@ -40,7 +39,7 @@ class ConsumerPresenceTest {
         volatile CountDownLatch blocked = new CountDownLatch(1);
 
         Recorder() {
-            super("jdat-presence-test", GRACE_NANOS, SLICE_NANOS, new BackoffIdle(0, 0), new ProgressThread.Polled[0]);
+            super("jdat-presence-test", 0, new ProgressThread.Polled[0]);
             start();
         }
 
@@ -57,6 +56,12 @@ class ConsumerPresenceTest {
                 LockSupport.parkNanos(50_000);
             }
             armed = true;
+        }
+
+        @Override
+        public boolean poll() {
+            polled();
+            return false;
         }
 
         @Override
