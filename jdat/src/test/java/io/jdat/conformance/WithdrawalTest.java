@@ -19,7 +19,7 @@ import io.jdat.Rmr;
 import io.jdat.RmrTriplet;
 import io.jdat.conformance.Transports.IaUnderTest;
 import io.jdat.testing.Pair;
-import io.jdat.testing.WriteStream;
+import io.jdat.testing.RdmaStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -87,7 +87,7 @@ class WithdrawalTest {
             } else {
                 remote = s.remoteTriplet(MIB, MIB);
             }
-            WriteStream stream = new WriteStream(p.client, c, chunk, remote);
+            RdmaStream stream = RdmaStream.writes(p.client, c, chunk, remote);
             long deadline = System.nanoTime() + 10_000_000_000L;
             while (stream.succeeded() < 10 && !stream.endedByItself() && System.nanoTime() < deadline) {
                 Thread.sleep(1);
