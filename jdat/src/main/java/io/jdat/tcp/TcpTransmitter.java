@@ -36,8 +36,8 @@ import java.util.zip.CRC32C;
  * no byte of it is read any more: a Read Response payload copied (into a header slot, or the CRC staging area) is
  * held for that copy; one sent from a view of the source is held for each non-blocking send of the batch (a
  * batch's views name one source), never across a wait for socket space. A source withdrawn in between ends the
- * connection: with a Terminate when it is found while a batch is built, with a reset when part of the batch
- * already went (LMF-04: the Read in flight fails).
+ * connection (LMF-04: the Read in flight fails): with a Terminate after the FPDUs already built when a copy finds
+ * it gone, with a reset when a send finds it gone (part of the batch may already be in the socket).
  *
  * <p>Thread confinement: everything here runs under {@link #lock}. The RDMA Read queues are in
  * {@link ReadQueues}, shared with the receive path; the receive path calls in only to have something sent or
