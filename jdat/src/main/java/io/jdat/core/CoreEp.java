@@ -110,6 +110,15 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
     private volatile int placing;
     private static final VarHandle PLACING = FieldHandles.find(MethodHandles.lookup(), CoreEp.class, "placing",
             int.class);
+    /**
+     * The context of the incoming RDMA Read's source the transport is reading, 0 when none ({@link Withdrawal}):
+     * written by the one thread that serves the connection's incoming Reads ({@link #holdSource}), read by a
+     * withdrawal.
+     */
+    @SuppressWarnings("unused") // through SOURCING
+    private volatile int sourcing;
+    private static final VarHandle SOURCING = FieldHandles.find(MethodHandles.lookup(), CoreEp.class, "sourcing",
+            int.class);
 
     private CoreEp(CoreIa ia, boolean providerCreated, EpStateMachine sm) {
         super(ia, HandleType.EP, DatReturnSubtype.INVALID_HANDLE_EP);
@@ -817,20 +826,41 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
             out.set(java.lang.foreign.MemorySegment.NULL, 0);
             return RemoteRegion.OK;
         }
-        boolean write = privilege == MemPriv.REMOTE_WRITE;
-        if (write) {
-            // volatile (a full fence after it): the mark is ordered before the lookup's volatile read; a
-            // withdrawal clears the slot and then reads the mark (Withdrawal: one of the two sees the other)
-            PLACING.setVolatile(this, rmrContext);
+        if (privilege != MemPriv.REMOTE_WRITE) {
+            return lookupRemote(rmrContext, address, length, privilege, out); // a Read's source: held later
         }
+        // volatile (a full fence after it): the mark is ordered before the lookup's volatile read; a
+        // withdrawal clears the slot and then reads the mark (Withdrawal: one of the two sees the other)
+        PLACING.setVolatile(this, rmrContext);
+        int st = lookupRemote(rmrContext, address, length, privilege, out);
+        if (st != RemoteRegion.OK) {
+            PLACING.setRelease(this, 0);
+        }
+        return st;
+    }
+
+    @Override
+    public int holdSource(int rmrContext, long address, long length, RemoteRegion out) {
+        if (length == 0) {
+            out.set(java.lang.foreign.MemorySegment.NULL, 0);
+            return RemoteRegion.OK;
+        }
+        // as for a Write's placement mark above: volatile, before the lookup (Withdrawal)
+        SOURCING.setVolatile(this, rmrContext);
+        int st = lookupRemote(rmrContext, address, length, MemPriv.REMOTE_READ, out);
+        if (st != RemoteRegion.OK) {
+            SOURCING.setRelease(this, 0);
+        }
+        return st;
+    }
+
+    /** The region of a remote access as the memory table has it now: context, privilege, PZ, bounds. */
+    private int lookupRemote(int rmrContext, long address, long length, int privilege, RemoteRegion out) {
         Region r = ia.memory.lookup(rmrContext);
         // the rule shared with the shm direct store (RemoteRegion.accessOffset): privilege, PZ, bounds
         long off = r == null ? -1 : RemoteRegion.accessOffset(r.address(), r.length(), r.privileges(), r.pz() == pz,
                 privilege, address, length);
         if (off < 0 || !r.segment().scope().isAlive()) {
-            if (write) {
-                PLACING.setRelease(this, 0);
-            }
             return RemoteRegion.ACCESS_ERROR;
         }
         out.set(r.segment(), off);
@@ -846,6 +876,17 @@ public final class CoreEp extends CoreObject implements Endpoint, ChannelSink {
     /** The context of the Write being placed, 0 when none (volatile read, for {@link Withdrawal}). */
     int placing() {
         return (int) PLACING.getVolatile(this);
+    }
+
+    @Override
+    public void sourced() {
+        // release: the reads of the source are done before a withdrawal, reading 0 here, returns
+        SOURCING.setRelease(this, 0);
+    }
+
+    /** The context of the Read source being read, 0 when none (volatile read, for {@link Withdrawal}). */
+    int sourcing() {
+        return (int) SOURCING.getVolatile(this);
     }
 
     @Override

@@ -164,8 +164,9 @@ public final class CoreLmr extends CoreObject implements Lmr {
         // out of the table first: from here every incoming access through the context is refused
         ia.memory.release(index);
         if ((privileges & REMOTE) != 0) {
-            // dat_lmr_free's promise: when it returns, no byte of a peer's Write lands in the region. Wait for a
-            // placement the core admitted (Withdrawal), then for a peer's direct store (ExposedMemory).
+            // dat_lmr_free's promise: when it returns, no byte of a peer's Write lands in the region and none is
+            // read for a peer's Read. Wait for a placement or a source read the core admitted (Withdrawal), then
+            // for a peer's direct store (ExposedMemory).
             Withdrawal.await(ia, region.context());
             ExposedMemory exposed = ia.transport.exposedMemory();
             if (exposed != null) {

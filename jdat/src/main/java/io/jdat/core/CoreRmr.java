@@ -197,7 +197,8 @@ public final class CoreRmr extends CoreObject implements Rmr {
             ia.memory.publish(index, null);
             if (binding.privileges() != 0) {
                 // RMB-06: once the unbind (or re-bind) is done, no byte of a peer's Write through the old context
-                // lands: wait for a placement the core admitted (Withdrawal), then for a peer's direct store
+                // lands and none is read for a peer's Read: wait for a placement or a source read the core
+                // admitted (Withdrawal), then for a peer's direct store
                 Withdrawal.await(ia, binding.context());
                 ExposedMemory exposed = ia.transport.exposedMemory();
                 if (exposed != null) {

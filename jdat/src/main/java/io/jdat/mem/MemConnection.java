@@ -237,8 +237,11 @@ final class MemConnection {
                         } finally {
                             target.placed(); // the hold resolveRemote took on the region (a withdrawal waits)
                         }
-                    } else {
-                        wr.scatter(0, from.region.segment(), from.region.offset(), len);
+                    } else if (!readSource(target, wr, len, from.region)) {
+                        // LMF-04: the source was withdrawn since the admission; no byte was read
+                        self.requestCompleted(DtoCompletionStatus.ERR_REMOTE_ACCESS, 0);
+                        breakConnection(from);
+                        return true;
                     }
                     self.requestCompleted(DtoCompletionStatus.SUCCESS, len);
                 }
@@ -253,6 +256,24 @@ final class MemConnection {
             }
             self.requestCompleted(DtoCompletionStatus.ERR_TRANSPORT, 0);
             breakConnection(from);
+        }
+        return true;
+    }
+
+    /**
+     * Copies the source of an admitted RDMA Read into the requester's sink, under the source's hold
+     * ({@link ChannelSink#holdSource}): a withdrawal of the region returns only after the copy.
+     *
+     * @return false when the region was withdrawn since the admission (nothing copied)
+     */
+    private static boolean readSource(ChannelSink target, WorkRequest wr, long len, RemoteRegion source) {
+        if (target.holdSource(wr.remoteContext(), wr.remoteAddress(), len, source) != RemoteRegion.OK) {
+            return false;
+        }
+        try {
+            wr.scatter(0, source.segment(), source.offset(), len);
+        } finally {
+            target.sourced();
         }
         return true;
     }

@@ -83,8 +83,8 @@ final class ShmReceiver implements RecordHandler {
     private static final int READ_NONE = 0;
     private static final int READ_SERVING = 1;
     private static final int READ_DONE = 2;
-    private MemorySegment readSegment;
-    private long readOffset;
+    private int readContext;
+    private long readAddress;
     private long readTotal;
     private long readDone;
     /** The last chunk this side staged, and the last chunk of the peer's that it took. */
@@ -500,12 +500,15 @@ final class ShmReceiver implements RecordHandler {
                 return true;
             }
             readState = READ_SERVING;
-            readSegment = region.segment();
-            readOffset = region.offset();
+            readContext = ctx;
+            readAddress = addr;
             readTotal = total;
             readDone = 0;
             serveStaged();
             // the record is consumed only once the requester has taken the last chunk
+            return false;
+        }
+        if (!holdSource(sink, ctx, addr, total)) {
             return false;
         }
         try {
@@ -523,6 +526,8 @@ final class ShmReceiver implements RecordHandler {
             }
         } catch (RuntimeException e) {
             return fail(ConnectionLayout.ERROR_TRANSPORT, "copying an RDMA Read failed: " + e.getMessage());
+        } finally {
+            sink.sourced(); // the source's hold
         }
         return true;
     }
@@ -621,6 +626,20 @@ final class ShmReceiver implements RecordHandler {
         return false;
     }
 
+    /**
+     * Holds the source of an admitted RDMA Read for one bounded read of it into {@link #region}
+     * ({@link ChannelSink#holdSource}); a region withdrawn since breaks the connection (LMF-04: in flight, the Read
+     * may fail), as a refused Read does.
+     */
+    private boolean holdSource(ChannelSink sink, int ctx, long addr, long len) {
+        if (sink.holdSource(ctx, addr, len, region) == RemoteRegion.OK) {
+            return true;
+        }
+        fail(ConnectionLayout.ERROR_REMOTE_ACCESS, "RDMA Read of context 0x" + Integer.toHexString(ctx)
+                + " at 0x" + Long.toHexString(addr) + " +" + len + ": the region was withdrawn");
+        return false;
+    }
+
     // ------------------------------------------------------------------ staging
 
     /** Serves the active staged read: stages the next chunk once the peer took the last one. */
@@ -635,12 +654,20 @@ final class ShmReceiver implements RecordHandler {
         if (readDone == readTotal) {
             // the requester has every byte: the record can go
             readState = READ_DONE;
-            readSegment = null;
             staged = true;
             return true;
         }
         int k = (int) Math.min(stagingSize, readTotal - readDone);
-        MemorySegment.copy(readSegment, readOffset + readDone, myStaging, 0, k);
+        // held for this chunk only, not across the wait for the requester to take it: each chunk is checked again
+        ChannelSink sink = conn.sink;
+        if (!holdSource(sink, readContext, readAddress + readDone, k)) {
+            return false;
+        }
+        try {
+            MemorySegment.copy(region.segment(), region.offset(), myStaging, 0, k);
+        } finally {
+            sink.sourced();
+        }
         readDone += k;
         myBlock.set(ValueLayout.JAVA_INT, ConnectionLayout.STAGED_LENGTH, k);
         // release: the chunk and its length are visible before the sequence that announces them
@@ -768,7 +795,6 @@ final class ShmReceiver implements RecordHandler {
         stopped = true;
         fragBuffer = null;
         writeActive = false;
-        readSegment = null;
         rnrSince = 0;
         try {
             int mine = (int) ConnectionLayout.INT.getAcquire(myBlock, (long) ConnectionLayout.CLOSE_STATE);

@@ -4,7 +4,9 @@ import io.jdat.DtoCompletionStatus;
 
 /**
  * The core's side of one connection, called by the transport. Receive-path calls for one connection
- * come from one thread at a time.
+ * come from one thread at a time. {@link #holdSource} and {@link #sourced}, the reads of an incoming RDMA Read's
+ * source, also come from one thread at a time per connection: the receive path's on mem and shm, the transmit
+ * path's on tcp (which sends Read Responses), so there they may run concurrently with the receive path's calls.
  */
 public interface ChannelSink {
     /**
@@ -56,6 +58,9 @@ public interface ChannelSink {
      * resolved again, for the bytes still to come, in each pass; a refusal then is the in-flight Write failing
      * (LMF-04). A hold kept longer than a second has the connection broken.
      *
+     * <p>An admitted RDMA Read ({@link io.jdat.MemPriv#REMOTE_READ}) holds nothing: the transport reads its source
+     * only under {@link #holdSource}, for each bounded read.
+     *
      * @param rmrContext the remote context (STag)
      * @param address    the target address
      * @param length     bytes
@@ -70,6 +75,32 @@ public interface ChannelSink {
      * region's hold ends. Harmless when nothing is held. Must not block.
      */
     void placed();
+
+    /**
+     * Holds the source of an incoming RDMA Read that {@link #resolveRemote} admitted, for one bounded read of it:
+     * {@code length} bytes at {@code address}, checked again as the memory tables have them now (context, bounds,
+     * privilege, PZ; not the EP's state: Read Responses owed at a graceful disconnect still go). When admitted the
+     * region is held until {@link #sourced}: the transport reads the bytes (a copy, a cross-memory write, one
+     * non-blocking socket send of a view of them) and then calls it, on every path, before it holds the next
+     * source. A {@code dat_lmr_free} or RMR unbind of the region returns only once no such hold is left, so no byte
+     * of the region is read for a peer after it returned. A hold covers one bounded read, never a wait for the
+     * peer or for socket space: a Read served over several passes (chunks, Read Response FPDUs) is held again for
+     * each; a refusal then is the in-flight Read failing (LMF-04), and the transport breaks the connection. A
+     * hold kept longer than a second has the connection broken.
+     *
+     * @param rmrContext the Read's source context (STag)
+     * @param address    the first byte to read
+     * @param length     bytes; 0 holds nothing
+     * @param out        receives the memory to read when admitted
+     * @return {@link RemoteRegion#OK}, or {@link RemoteRegion#ACCESS_ERROR} (nothing held)
+     */
+    int holdSource(int rmrContext, long address, long length, RemoteRegion out);
+
+    /**
+     * The read of the source that {@link #holdSource} admitted last is done (or gave up): the region's hold ends.
+     * Harmless when nothing is held. Must not block.
+     */
+    void sourced();
 
     /**
      * The identity of this EP's Protection Zone, as {@link ExposedMemory} names the PZ of a region: nonzero,

@@ -113,7 +113,7 @@ final class MpaPassive extends StreamRequest<TcpTransport, TcpListener> {
             transport.connections.add(conn);
             if (rtr != null && rtr.read) {
                 conn.rx.readRtrConsumed();
-                conn.reads.addInbound(rtr.sinkStag, rtr.sinkTo, java.lang.foreign.MemorySegment.NULL, 0, 0);
+                conn.reads.addInbound(rtr.sinkStag, rtr.sinkTo, 0, 0, java.lang.foreign.MemorySegment.NULL, 0, 0);
                 conn.tx.readRequestQueued();
             }
             conn.start(sink);

@@ -44,10 +44,15 @@ final class ReadQueues {
     private volatile long inHead;
     private volatile long inTail;
 
-    /** One incoming RDMA Read to answer: where the Read Responses go and what they carry. */
+    /**
+     * One incoming RDMA Read to answer: where the Read Responses go and what they carry (the source's STag and TO,
+     * which the transmitter holds for each read of it, and the memory the core resolved them to).
+     */
     static final class InboundRead {
         int sinkStag;
         long sinkTo;
+        int sourceStag;
+        long sourceTo;
         MemorySegment segment;
         long offset;
         long size;
@@ -134,7 +139,8 @@ final class ReadQueues {
     }
 
     /** Queues the answer to an incoming RDMA Read the core admitted (receive path; {@link #inboundRoom} first). */
-    void addInbound(int sinkStag, long sinkTo, MemorySegment segment, long offset, long size) {
+    void addInbound(int sinkStag, long sinkTo, int sourceStag, long sourceTo, MemorySegment segment, long offset,
+            long size) {
         long t = inTail;
         int i = (int) (t % in.length);
         InboundRead r = in[i];
@@ -143,6 +149,8 @@ final class ReadQueues {
         }
         r.sinkStag = sinkStag;
         r.sinkTo = sinkTo;
+        r.sourceStag = sourceStag;
+        r.sourceTo = sourceTo;
         r.segment = segment;
         r.offset = offset;
         r.size = size;

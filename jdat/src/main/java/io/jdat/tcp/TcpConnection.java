@@ -280,7 +280,7 @@ final class TcpConnection implements Channel, ProgressThread.Polled {
         }
     }
 
-    /** The transmit path failed (the socket is gone). */
+    /** The transmit path failed (the socket is gone) or ended the stream (a Read's source was withdrawn). */
     void transmitterFailed(String reason) {
         notifyCore(true, reason);
     }

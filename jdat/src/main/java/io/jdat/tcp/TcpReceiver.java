@@ -35,7 +35,8 @@ import java.util.zip.CRC32C;
  * <p>Thread confinement: everything here runs under {@link #lock}, taken with {@code tryLock} by whichever
  * thread makes progress (the IA's progress thread or a polling consumer). Core callbacks made from here
  * ({@code takeRecv}, {@code completeRecv}, {@code resolveRemote}) are the receive-path calls the SPI allows;
- * connection-level notifications are deferred to the progress thread.
+ * connection-level notifications are deferred to the progress thread. An RDMA Read's source is only admitted here:
+ * the transmitter reads it, under its own holds ({@code holdSource}).
  */
 final class TcpReceiver {
     /** Staging buffer size: many small FPDUs, or one header-and-trailer window of a large one. */
@@ -94,6 +95,8 @@ final class TcpReceiver {
     private int rrSinkStag;
     private long rrSinkTo;
     private long rrSize;
+    private int rrSourceStag;
+    private long rrSourceTo;
     // The Send message being received.
     private RecvBuffer recvBuf;
     private long msgPlaced;
@@ -457,6 +460,8 @@ final class TcpReceiver {
         rrSize = Integer.toUnsignedLong(in.getInt(p + Ddp.RR_SIZE_OFFSET));
         int srcStag = in.getInt(p + Ddp.RR_SOURCE_STAG_OFFSET);
         long srcTo = in.getLong(p + Ddp.RR_SOURCE_TO_OFFSET);
+        rrSourceStag = srcStag;
+        rrSourceTo = srcTo;
         if (!reads.inboundRoom()) {
             return terminate(Terminate.LAYER_DDP, Terminate.DDP_UNTAGGED, Terminate.DDP_U_MSN_RANGE,
                     "more incoming RDMA Reads than the negotiated IRD " + conn.irdLimit);
@@ -655,7 +660,9 @@ final class TcpReceiver {
             }
             case Ddp.OP_READ_REQUEST -> {
                 expectedReadMsn++;
-                reads.addInbound(rrSinkStag, rrSinkTo, region.segment(), region.offset(), rrSize);
+                // admitted only: the transmitter holds the source for each Read Response it reads (holdSource)
+                reads.addInbound(rrSinkStag, rrSinkTo, rrSourceStag, rrSourceTo, region.segment(), region.offset(),
+                        rrSize);
                 tx.readRequestQueued();
             }
             case Ddp.OP_TERMINATE -> {

@@ -3,6 +3,7 @@ package io.jdat.tcp;
 import io.jdat.DtoCompletionStatus;
 import io.jdat.spi.ChannelSink;
 import io.jdat.spi.IoVector;
+import io.jdat.spi.RemoteRegion;
 import io.jdat.spi.WorkRequest;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -29,6 +30,14 @@ import java.util.zip.CRC32C;
  * <p>The responder of a connection without an RTR (no RFC 6581 peer-to-peer mode) sends no FPDU before the
  * initiator's first one arrived (RFC 5044 §7.1.2): requests queue until {@link #peerFpduArrived}, RMR binds
  * at the head of the queue excepted (they send nothing).
+ *
+ * <p>The source of an incoming RDMA Read is read here, not by the receive path that admitted it, and only under
+ * the core's hold ({@link ChannelSink#holdSource}), so that a {@code dat_lmr_free} or RMR unbind returns only once
+ * no byte of it is read any more: a Read Response payload copied (into a header slot, or the CRC staging area) is
+ * held for that copy; one sent from a view of the source is held for each non-blocking send of the batch (a
+ * batch's views name one source), never across a wait for socket space. A source withdrawn in between ends the
+ * connection (LMF-04: the Read in flight fails): with a Terminate after the FPDUs already built when a copy finds
+ * it gone, with a reset when a send finds it gone (part of the batch may already be in the socket).
  *
  * <p>Thread confinement: everything here runs under {@link #lock}. The RDMA Read queues are in
  * {@link ReadQueues}, shared with the receive path; the receive path calls in only to have something sent or
@@ -107,6 +116,16 @@ final class TcpTransmitter {
     private final ReadQueues reads;
     /** Bytes of the oldest inbound Read already in Read Responses. */
     private long respOffset;
+    /** Where the core resolves a Read's source under its hold ({@link ChannelSink#holdSource}). */
+    private final RemoteRegion source = new RemoteRegion();
+    /**
+     * The views of a Read's source in the batch: {@code iov} entries below {@code viewEnd} (0: none), all of the
+     * source {@code viewStag}, within its TOs {@code [viewLo, viewHi)}, held for each send ({@link #writeBatch}).
+     */
+    private int viewEnd;
+    private int viewStag;
+    private long viewLo;
+    private long viewHi;
 
     private int sendMsn;
     private int readMsn;
@@ -329,14 +348,19 @@ final class TcpTransmitter {
             if (closed || terminateQueued) {
                 return;
             }
-            terminateQueued = true;
-            terminatePending = true;
-            terminateWord = word;
-            failed = true;
+            queueTerminate(word);
             flushLocked();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The next FPDU built is a Terminate with {@code word}, the last one (lock held, none queued yet). */
+    private void queueTerminate(int word) {
+        terminateQueued = true;
+        terminatePending = true;
+        terminateWord = word;
+        failed = true;
     }
 
     /**
@@ -396,7 +420,7 @@ final class TcpTransmitter {
         try {
             if (finish && !closed && iovFirst < iovCount) {
                 try {
-                    ch.write(iov, iovFirst, iovCount - iovFirst);
+                    writeBatch();
                 } catch (IOException | RuntimeException e) {
                     // closing anyway
                 }
@@ -423,11 +447,12 @@ final class TcpTransmitter {
         try {
             for (;;) {
                 if (iovFirst < iovCount) {
-                    long n;
-                    if (iovCount - iovFirst == 1) {
-                        n = writeOne(iovFirst); // one small FPDU: the plain write is cheaper than writev
-                    } else {
-                        n = ch.write(iov, iovFirst, iovCount - iovFirst);
+                    long n = writeBatch();
+                    if (n < 0) {
+                        // part of the batch may be in the socket: the stream cannot go on, nor carry a Terminate
+                        transmitFailed("the source of an incoming RDMA Read was withdrawn while its Read Responses"
+                                + " were sent (LMF-04)");
+                        break;
                     }
                     if (n > 0) {
                         conn.wrote();
@@ -459,6 +484,29 @@ final class TcpTransmitter {
             transmitFailed("source memory went away: " + e.getMessage());
         }
         reportCompletions();
+    }
+
+    /**
+     * One non-blocking send of what is left of the batch, under the hold of the Read source its views show
+     * ({@link #viewEnd}); the hold ends with the send, so it never spans a wait for socket space.
+     *
+     * @return the bytes written, or -1 (nothing written) when that source was withdrawn
+     */
+    private long writeBatch() throws IOException {
+        boolean held = iovFirst < viewEnd;
+        if (held && conn.sink.holdSource(viewStag, viewLo, viewHi - viewLo, source) != RemoteRegion.OK) {
+            return -1;
+        }
+        try {
+            if (iovCount - iovFirst == 1) {
+                return writeOne(iovFirst); // one small FPDU: the plain write is cheaper than writev
+            }
+            return ch.write(iov, iovFirst, iovCount - iovFirst);
+        } finally {
+            if (held) {
+                conn.sink.sourced();
+            }
+        }
     }
 
     /**
@@ -503,6 +551,7 @@ final class TcpTransmitter {
         fpduCount = fpduDone = 0;
         pieces = 0;
         stageUsed = 0;
+        viewEnd = 0;
     }
 
     /** The effects of FPDU {@code k} once its last byte is in the socket. */
@@ -550,9 +599,10 @@ final class TcpTransmitter {
                 }
                 continue;
             }
-            if ((fpduCount > 0 ? pendingResponsesInBatch() : 0) < reads.inboundPending()) {
+            // a failed stream (a Terminate, a broken socket, a withdrawn source) answers no more Reads
+            if (!failed && (fpduCount > 0 ? pendingResponsesInBatch() : 0) < reads.inboundPending()) {
                 if (!responseFits()) {
-                    break; // the CRC staging area is full: this batch goes first
+                    break; // the CRC staging area is full, or the batch's views name another source: it goes first
                 }
                 addResponse();
                 continue;
@@ -685,9 +735,8 @@ final class TcpTransmitter {
         taggedHeader(b, Ddp.OP_READ_RESPONSE, last, r.sinkStag, r.sinkTo + respOffset, (int) chunk);
         int kind = last ? FPDU_RESPONSE_END : FPDU_DATA;
         if (chunk <= SMALL) {
-            if (chunk > 0) {
-                MemorySegment.copy(r.segment, r.offset + respOffset, slotSegs[fpduCount], Ddp.TAGGED_PAYLOAD_OFFSET,
-                        chunk);
+            if (chunk > 0 && !copySource(r, chunk, slotSegs[fpduCount], Ddp.TAGGED_PAYLOAD_OFFSET)) {
+                return;
             }
             finishSmall(b, Ddp.TAGGED_HEADER + (int) chunk, -1, 0, kind);
         } else {
@@ -698,14 +747,30 @@ final class TcpTransmitter {
                 // The responder's memory belongs to its consumer, who knows nothing of the peer's Read and may
                 // write it meanwhile: CRC and send one copy, so the CRC covers exactly the bytes on the wire
                 // (sent straight from memory, a changed byte between the two passes broke the connection).
-                MemorySegment.copy(r.segment, r.offset + respOffset, stage(), stageUsed, chunk);
+                if (!copySource(r, chunk, stage(), stageUsed)) {
+                    return;
+                }
                 v = views.view(stageSegment, stageUsed, (int) chunk, pieces++);
                 stageUsed += (int) chunk;
             } else {
+                // read by the sends of the batch, each under the source's hold (writeBatch; responseFits made
+                // sure that the batch's views name this source only)
                 v = views.view(r.segment, r.offset + respOffset, (int) chunk, pieces++);
+                long lo = r.sourceTo + respOffset;
+                if (viewEnd == 0) {
+                    viewStag = r.sourceStag;
+                    viewLo = lo;
+                    viewHi = lo + chunk;
+                } else {
+                    viewLo = Math.min(viewLo, lo);
+                    viewHi = Math.max(viewHi, lo + chunk);
+                }
             }
             startLarge(hdrBuf);
             addPayloadView(v);
+            if (crc == null) {
+                viewEnd = iovCount;
+            }
             endLarge(ulpdu, -1, 0, kind);
         }
         respOffset = last ? 0 : respOffset + chunk;
@@ -714,18 +779,47 @@ final class TcpTransmitter {
     /**
      * Called before each {@link #addResponse}: re-sizes the MULPDU when a Read Response of several FPDUs starts
      * (so the check below and the FPDU use the same one). False when the next Read Response FPDU must be staged
-     * (CRC on, large) and the staging area is full.
+     * (CRC on, large) and the staging area is full, or must be sent from a view of another source than the views
+     * already in the batch (one hold covers a send: {@link #writeBatch}).
      */
     private boolean responseFits() {
         ReadQueues.InboundRead r = reads.inbound(pendingResponsesInBatch());
         if (respOffset == 0 && r.size > mulpdu - Ddp.TAGGED_HEADER) {
             resizeFromMss();
         }
-        if (crc == null) {
+        long chunk = Math.min(r.size - respOffset, mulpdu - Ddp.TAGGED_HEADER);
+        if (chunk <= SMALL) {
             return true;
         }
-        long chunk = Math.min(r.size - respOffset, mulpdu - Ddp.TAGGED_HEADER);
-        return chunk <= SMALL || stageUsed + chunk <= stageCapacity();
+        if (crc == null) {
+            return viewEnd == 0 || r.sourceStag == viewStag;
+        }
+        return stageUsed + chunk <= stageCapacity();
+    }
+
+    /**
+     * Copies {@code chunk} bytes of Read {@code r}'s source from {@link #respOffset} on to {@code dst}, under the
+     * source's hold ({@link ChannelSink#holdSource}). A source withdrawn since the Read was admitted is not read:
+     * the connection ends with the Terminate of a refused Read (LMF-04: in flight, it may fail), the next FPDU
+     * built, after what the batch holds.
+     *
+     * @return false when withdrawn
+     */
+    private boolean copySource(ReadQueues.InboundRead r, long chunk, MemorySegment dst, long dstOffset) {
+        ChannelSink sink = conn.sink;
+        if (sink.holdSource(r.sourceStag, r.sourceTo + respOffset, chunk, source) != RemoteRegion.OK) {
+            queueTerminate(Terminate.controlWord(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
+                    Terminate.RDMAP_INVALID_STAG));
+            conn.transmitterFailed(String.format("the source of an incoming RDMA Read, STag 0x%08x, was withdrawn"
+                    + " while its Read Responses were sent (LMF-04)", r.sourceStag));
+            return false;
+        }
+        try {
+            MemorySegment.copy(source.segment(), source.offset(), dst, dstOffset, chunk);
+        } finally {
+            sink.sourced();
+        }
+        return true;
     }
 
     /** The staging area of CRC'd Read Responses, allocated on first use (a connection without CRC has none). */

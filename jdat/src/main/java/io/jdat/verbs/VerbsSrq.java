@@ -69,6 +69,15 @@ final class VerbsSrq implements DeviceSrq {
         }
 
         @Override
+        public int holdSource(int rmrContext, long address, long length, io.jdat.spi.RemoteRegion out) {
+            return io.jdat.spi.RemoteRegion.ACCESS_ERROR;
+        }
+
+        @Override
+        public void sourced() {
+        }
+
+        @Override
         public void requestCompleted(DtoCompletionStatus status, long length) {
         }
 

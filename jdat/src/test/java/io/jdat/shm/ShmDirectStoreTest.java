@@ -26,7 +26,7 @@ import io.jdat.RegionDescription;
 import io.jdat.Rmr;
 import io.jdat.RmrTriplet;
 import io.jdat.testing.Pair;
-import io.jdat.testing.WriteStream;
+import io.jdat.testing.RdmaStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -236,7 +236,7 @@ class ShmDirectStoreTest {
             } else {
                 target = s.remoteTriplet(MIB, MIB);
             }
-            WriteStream stream = new WriteStream(p.client, c, chunk, target);
+            RdmaStream stream = RdmaStream.writes(p.client, c, chunk, target);
             long deadline = System.nanoTime() + 10_000_000_000L;
             while (directWrites() < 50 && System.nanoTime() < deadline) {
                 Thread.sleep(1);

@@ -84,6 +84,15 @@ final class TcpRig implements AutoCloseable {
         }
 
         @Override
+        public int holdSource(int rmrContext, long address, long length, RemoteRegion out) {
+            return RemoteRegion.ACCESS_ERROR;
+        }
+
+        @Override
+        public void sourced() {
+        }
+
+        @Override
         public void requestCompleted(DtoCompletionStatus status, long length) {
         }
 
