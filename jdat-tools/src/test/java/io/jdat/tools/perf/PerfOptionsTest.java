@@ -40,13 +40,17 @@ import picocli.CommandLine;
 
 /** {@code jdat perf}'s selection, size, duration, waiting, verification and output options. */
 class PerfOptionsTest {
-    private static final AtomicLong QUALS = new AtomicLong(33_000);
+    /**
+     * Qualifiers (tcp ports) for the runs: below Linux's ephemeral range (32768-60999), where an outgoing connection
+     * of any process may hold one, and two apart, since a run listens on Q and Q + 1.
+     */
+    private static final AtomicLong QUALS = new AtomicLong(26_000);
     private static final Duration LIMIT = Duration.ofSeconds(60);
     /** Short latency and bandwidth settings. */
     private static final List<String> SHORT = List.of("-n", "200", "--warmup", "20", "--bw-bytes", "1M", "--window", "4");
 
     private static String qual() {
-        return Long.toString(QUALS.getAndIncrement());
+        return Long.toString(QUALS.getAndAdd(2));
     }
 
     /** Runs {@code jdat perf} with {@code args} on a fresh qualifier and expects success. */
@@ -404,9 +408,9 @@ class PerfOptionsTest {
     /** Without verification a corrupted echo goes unnoticed; with it (the default) the run fails. */
     @Test
     void noVerifyReallySkipsTheChecks() {
-        PerfConfig verified = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, 64 * 1024, 1 << 20,
+        PerfConfig verified = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 10, 100, 64 * 1024, 1 << 20,
                 4, 5);
-        PerfConfig unverified = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100,
+        PerfConfig unverified = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 10, 100,
                 List.of(64 * 1024L), 1 << 20, 4, 5, EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0,
                 false, false, false, false, 0);
         StringWriter out = new StringWriter();
@@ -547,7 +551,7 @@ class PerfOptionsTest {
     /** A stream whose writes never reach the one target buffer fails verification (the server checks it). */
     @Test
     void onePairVerificationSeesAMissingWrite() {
-        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, 64 * 1024, 1 << 20, 4, 5);
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 10, 100, 64 * 1024, 1 << 20, 4, 5);
         StringWriter out = new StringWriter();
         ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c,
                 new ResultTable(new PrintWriter(out), c), List.of(new WritesElsewhere()))));
@@ -580,7 +584,7 @@ class PerfOptionsTest {
      */
     @Test
     void servingOutlastsTheTimeout() {
-        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, List.of(64 * 1024L),
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 10, 100, List.of(64 * 1024L),
                 1 << 20, 4, 1, EnumSet.of(PerfOp.RDMA_WRITE), EnumSet.of(PerfTest.BANDWIDTH), 0, false, false, false,
                 false, 0);
         StringWriter out = new StringWriter();
@@ -678,7 +682,7 @@ class PerfOptionsTest {
 
     @Test
     void progressLineNamesEachMeasurementAndIsErased() {
-        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 100, 50_000, 64 * 1024, 1 << 20,
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 100, 50_000, 64 * 1024, 1 << 20,
                 4, 5);
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
@@ -695,7 +699,7 @@ class PerfOptionsTest {
 
     @Test
     void noProgressLineForShortRunsOrWithoutATerminal() {
-        PerfConfig c = new PerfConfig("mem", QUALS.getAndIncrement(), List.of(64L), 10, 100, 64 * 1024, 1 << 20, 4, 5);
+        PerfConfig c = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 10, 100, 64 * 1024, 1 << 20, 4, 5);
         StringWriter err = new StringWriter();
         Progress progress = new Progress(new PrintWriter(err), 60_000_000_000L, 2);
         assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c, new ResultTable(new PrintWriter(new StringWriter()), c,
