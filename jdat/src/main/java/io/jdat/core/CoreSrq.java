@@ -362,7 +362,8 @@ public final class CoreSrq extends CoreObject implements SharedReceiveQueue, Eve
     public void free() {
         lock.lock();
         try {
-            markFreedUnlessUsed(eps.snapshot().length, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE, " EP(s) use this SRQ (SRF-01)");
+            markFreedUnlessUsed(eps.snapshot().length, DatReturnSubtype.INVALID_STATE_SRQ_IN_USE,
+                    " EP(s) use this SRQ (SRF-01)");
         } finally {
             lock.unlock();
         }

@@ -17,7 +17,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ol>
  *   <li>While a consumer polls an event dispatcher of this IA (it called {@link #poll} within the last
  *       {@value ProgressThread#POLLER_GRACE_MICROS} µs), that consumer moves the bytes itself and this thread
- *       parks in {@value ProgressThread#POLLER_PARK_MILLIS} ms slices, looking only at the sockets (ends of peers) in between: two
+ *       parks in {@value ProgressThread#POLLER_PARK_MILLIS} ms slices, looking only at the sockets (ends of peers)
+ *       in between: two
  *       spinning threads on a 2-core machine would take the core the peer needs.</li>
  *   <li>Otherwise the thread polls the rings while there is traffic, and spins
  *       ({@link Thread#onSpinWait()}) for {@link #SPIN_NANOS} after the last of it: waking a blocked thread

@@ -16,11 +16,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Idle strategy. While no consumer polls, the thread blocks in {@code select} (after spinning on
  * {@code selectNow} for {@link #SPIN_NANOS} after the last traffic, if configured) and burns no CPU; it reads
  * what arrives, finishes sends the socket could not take, closes lingering streams and runs the core
- * notifications ({@link #execute}). While a consumer polls an event dispatcher of this IA (it called
- * {@link #poll} within the last {@value ProgressThread#POLLER_GRACE_MICROS} µs), that consumer reads the sockets itself
- * and this thread stays out of the way, parking in 2 ms slices instead of selecting, so that two threads
- * never fight for one socket or one core. A consumer that stops polling to park in a wait hands over at
- * once ({@link #pollerIdle}). The loop and the hand-over are {@link ProgressThread}'s, with this spin.
+ * notifications ({@link #execute}). While a consumer polls an event dispatcher of this IA (it called {@link #poll}
+ * within the last {@value ProgressThread#POLLER_GRACE_MICROS} µs), that consumer reads the sockets itself and this
+ * thread stays out of the way, parking in 2 ms slices instead of selecting, so that two threads never fight for one
+ * socket or one core. A consumer that stops polling to park in a wait hands over at once ({@link #pollerIdle}). The
+ * loop and the hand-over are {@link ProgressThread}'s, with this spin.
  * A consumer's pass can outlast the grace (a stream that keeps coming is read in one pass), so the consumer
  * stamps its poll again after a pass that moved bytes, and this thread, finding a ready socket whose receive
  * or send lock another thread holds (only a polling or posting consumer does), counts that as a poll too
@@ -31,11 +31,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * call whatever the number of connections (it cost one {@code read} per connection before: 5 ms with 1024
  * idle connections, issue 18). With at most {@value #SCAN_MAX} connections it reads them directly instead
  * (a {@code recv}, {@link DirectSocket}): a message then costs one system call, not two. An empty {@code recv}
- * costs about twice an empty {@code epoll_wait} here (0.7-1 µs against 0.3-0.4 µs), yet a raw two-process
- * 64 B ping-pong was not faster with {@code epoll_wait} then {@code recv} (docs/tcp-latency.md). The selector is used by one thread at a time ({@link #selecting}): the progress thread for a
- * pass or a blocking select, or one consumer; a consumer that finds it taken returns at once (another consumer
- * is making progress) or, if the progress thread blocks in it, wakes that thread, which then sees the poller
- * and parks instead of selecting again.
+ * costs about twice an empty {@code epoll_wait} here (0.7-1 µs against 0.3-0.4 µs), yet a raw two-process 64 B
+ * ping-pong was not faster with {@code epoll_wait} then {@code recv} (docs/tcp-latency.md). The selector is used by one
+ * thread at a time ({@link #selecting}): the progress thread for a pass or a blocking select, or one consumer; a
+ * consumer that finds it taken returns at once (another consumer is making progress) or, if the progress thread blocks
+ * in it, wakes that thread, which then sees the poller and parks instead of selecting again.
  */
 final class TcpProgress extends ProgressThread<TcpConnection> {
     private static final long SELECT_MILLIS = 250;

@@ -7,8 +7,8 @@
  * arrives as an accepted stream ({@link io.jdat.transport.StreamRequest}), the timer of
  * connection-management deadlines, the parsing of IA parameters, the accept loop, the idle strategy of a
  * progress thread, the progress thread itself and the consumer's hand-over with it
- * ({@link io.jdat.transport.SelectorTransport}). Not exported, and not part of the SPI: a transport in another
- * module writes its own. Like the transports, this package depends on the API ({@code io.jdat}) and the SPI ({@code io.jdat.spi}) only, never on the
- * core ({@code io.jdat.core}); see docs/architecture.md.
+ * ({@link io.jdat.transport.SelectorTransport}). Not exported, and not part of the SPI: a transport in another module
+ * writes its own. Like the transports, this package depends on the API ({@code io.jdat}) and the SPI
+ * ({@code io.jdat.spi}) only, never on the core ({@code io.jdat.core}); see docs/architecture.md.
  */
 package io.jdat.transport;

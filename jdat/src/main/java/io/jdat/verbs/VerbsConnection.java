@@ -56,9 +56,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Send-queue completions map in order onto the core's request queue ({@link SendQueue}); the core applies DAT's
  * completion flags. A SUPPRESSed Send or RDMA Write goes to the device unsignalled, and a later completion (or the
- * progress thread's marker behind an idle tail, {@link #signalIdleTail}) completes it. Receive buffers are taken
- * from the core as soon as they are posted (also while the connection is set up, {@link ChannelSink#takeRecvInSetup}) and handed to
- * the device; they complete in order. A failed work completion reports its DAT status and breaks the
+ * progress thread's marker behind an idle tail, {@link #signalIdleTail}) completes it. Receive buffers are taken from
+ * the core as soon as they are posted (also while the connection is set up, {@link ChannelSink#takeRecvInSetup}) and
+ * handed to the device; they complete in order. A failed work completion reports its DAT status and breaks the
  * connection; the core flushes the rest. An RMR bind is the device's window bind ({@code bind_mw}) on a device
  * with memory windows, else (the fallback, registered synchronously by the core, see
  * {@link io.jdat.spi.DeviceMemory}) a zero-length RDMA Write; either completes in queue order.

@@ -17,10 +17,11 @@ import java.lang.foreign.ValueLayout;
  * up. The client posts every {@code n}-th transfer ({@link PerfConfig#signalEvery(int)}: 1 by default; {@code
  * ib_write_bw}'s {@code cq_mod} with {@code --signal-every}) with a completion event and the others with
  * {@code DAT_COMPLETION_SUPPRESS_FLAG}, and counts the event of transfer {@code k} as the completion of every
- * transfer up to {@code k} (a request queue completes in order). MB/s is 10^6 bytes per second over the client's
- * time from the first post to the last completion of each measured round. Transfers are numbered across the rounds of a measurement. The server polls while it
- * serves a round, as {@code ucx_perftest}'s and {@code fi_pingpong}'s responders do: its receive EVD for a send
- * stream, its request EVD until the client's end mark ({@link PerfSession#sendEndMark}) for RDMA streams.
+ * transfer up to {@code k} (a request queue completes in order). MB/s is 10^6 bytes per second over the client's time
+ * from the first post to the last completion of each measured round. Transfers are numbered across the rounds of a
+ * measurement. The server polls while it serves a round, as {@code ucx_perftest}'s and {@code fi_pingpong}'s responders
+ * do: its receive EVD for a send stream, its request EVD until the client's end mark ({@link PerfSession#sendEndMark})
+ * for RDMA streams.
  *
  * <p>The send stream uses credit-based flow control, as RDMA applications do: the server RDMA-writes the
  * number of receives it has posted into the client's memory, and the client never sends beyond it.
