@@ -37,7 +37,8 @@ import java.util.zip.CRC32C;
  * held for that copy; one sent from a view of the source is held for each non-blocking send of the batch (a
  * batch's views name one source), never across a wait for socket space. A source withdrawn in between ends the
  * connection (LMF-04: the Read in flight fails): with a Terminate after the FPDUs already built when a copy finds
- * it gone, with a reset when a send finds it gone (part of the batch may already be in the socket).
+ * it gone; when a send finds it gone, with a Terminate instead of the rest of the batch if no byte of an unsent
+ * FPDU is in the socket yet, else with a reset.
  *
  * <p>Thread confinement: everything here runs under {@link #lock}. The RDMA Read queues are in
  * {@link ReadQueues}, shared with the receive path; the receive path calls in only to have something sent or
@@ -449,10 +450,10 @@ final class TcpTransmitter {
                 if (iovFirst < iovCount) {
                     long n = writeBatch();
                     if (n < 0) {
-                        // part of the batch may be in the socket: the stream cannot go on, nor carry a Terminate
-                        transmitFailed("the source of an incoming RDMA Read was withdrawn while its Read Responses"
-                                + " were sent (LMF-04)");
-                        break;
+                        if (!sourceWithdrawn()) {
+                            break;
+                        }
+                        continue; // builds the Terminate
                     }
                     if (n > 0) {
                         conn.wrote();
@@ -507,6 +508,30 @@ final class TcpTransmitter {
                 conn.sink.sourced();
             }
         }
+    }
+
+    /**
+     * The Read source the batch's views show was withdrawn ({@link #writeBatch}): the Read in flight fails
+     * (LMF-04). At an FPDU boundary (no byte of the next FPDU in the socket) the rest of the batch is dropped and
+     * a Terminate of a refused Read ends the stream, so that the requester's Read fails with
+     * {@code DAT_DTO_ERR_REMOTE_ACCESS}; within an FPDU the stream cannot carry one any more and is reset.
+     *
+     * @return true when a Terminate was queued
+     */
+    private boolean sourceWithdrawn() {
+        String why = String.format("the source of an incoming RDMA Read, STag 0x%08x, was withdrawn while its Read"
+                + " Responses were sent (LMF-04)", viewStag);
+        int fpduStart = fpduDone == 0 ? 0 : fpduEnd[fpduDone - 1];
+        // the first buffer of every FPDU is its header slot, from position 0
+        if (terminateQueued || iovFirst != fpduStart || iov[iovFirst].position() != 0) {
+            transmitFailed(why);
+            return false;
+        }
+        resetBatch(); // every FPDU before fpduDone is in the socket and was accounted for; none after it goes
+        queueTerminate(Terminate.controlWord(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
+                Terminate.RDMAP_INVALID_STAG));
+        conn.transmitterFailed(why);
+        return true;
     }
 
     /**

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.jdat.CompletionFlags;
+import io.jdat.DtoCompletionStatus;
 import io.jdat.EpAttr;
 import io.jdat.EventNumber;
 import io.jdat.Lmr;
@@ -152,6 +153,15 @@ class WithdrawalTest {
             // the Writes posted before the withdrawal arrive (on tcp the target may be some MiB behind): each is
             // refused, the first one breaks the connection
             awaitBroken(p, stream, what);
+            if (!ia.requestCompletesWhenSent()) {
+                // the Read refused fails with a protection error (on tcp it does when the responder can still send
+                // a Terminate, see TcpReadSourceWithdrawnTest; a withdrawal within a sent FPDU resets the stream)
+                assertFirstFailure(stream, DtoCompletionStatus.ERR_REMOTE_ACCESS, what);
+            }
+            // the first Write refused at the target fails with a protection error; where a Write completes once
+            // sent (tcp: RDMAP has no acknowledgement) it has completed, and the requests after it are flushed
+            assertFirstFailure(stream, ia.requestCompletesWhenSent() ? DtoCompletionStatus.ERR_FLUSHED
+                    : DtoCompletionStatus.ERR_REMOTE_ACCESS, what);
             Thread.sleep(20);
             assertArrayEquals(tail, target.asSlice(2L * MIB - 64, 64).toArray(ValueLayout.JAVA_BYTE),
                     "the range's last bytes changed after the " + what + " returned");
@@ -194,6 +204,13 @@ class WithdrawalTest {
             }
             s.free(p);
             c.free();
+        }
+    }
+
+    /** A DTO of the stream failed first with {@code expected}, unless the stream ended at a refused post. */
+    private static void assertFirstFailure(RdmaStream stream, DtoCompletionStatus expected, String what) {
+        if (stream.failure() != null) {
+            assertEquals(expected, stream.failure(), "the first DTO to fail after the " + what);
         }
     }
 

@@ -42,11 +42,21 @@ final class TcpRig implements AutoCloseable {
      * @param followMss as in {@link #TcpRig(String, boolean)}
      */
     TcpRig(String name, ChannelSink sink, boolean followMss) throws Exception {
+        this(name, sink, 1024, followMss);
+    }
+
+    /**
+     * @param name      the transport's (and its progress thread's) name
+     * @param sink      what the connection reports to in place of the core
+     * @param mulpdu    the connection's MULPDU
+     * @param followMss as in {@link #TcpRig(String, boolean)}
+     */
+    TcpRig(String name, ChannelSink sink, int mulpdu, boolean followMss) throws Exception {
         transport = new TcpTransport(name, TcpConfig.parse("127.0.0.1"));
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         peer = SocketChannel.open(server.getLocalAddress());
         mine = server.accept();
-        conn = new TcpConnection(transport, mine, false, 1024, 4, 4, false, false, followMss);
+        conn = new TcpConnection(transport, mine, false, mulpdu, 4, 4, false, false, followMss);
         transport.connections.add(conn);
         conn.start(sink);
     }
