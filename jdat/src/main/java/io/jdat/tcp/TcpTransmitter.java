@@ -523,14 +523,20 @@ final class TcpTransmitter {
                 + " Responses were sent (LMF-04)", viewStag);
         int fpduStart = fpduDone == 0 ? 0 : fpduEnd[fpduDone - 1];
         // the first buffer of every FPDU is its header slot, from position 0
-        if (terminateQueued || iovFirst != fpduStart || iov[iovFirst].position() != 0) {
+        if (iovFirst != fpduStart || iov[iovFirst].position() != 0) {
             transmitFailed(why);
             return false;
         }
         resetBatch(); // every FPDU before fpduDone is in the socket and was accounted for; none after it goes
-        queueTerminate(Terminate.controlWord(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
-                Terminate.RDMAP_INVALID_STAG));
-        conn.transmitterFailed(why);
+        if (terminateQueued) {
+            // a Terminate queued meanwhile (a copy found the source gone, or the receive path refused something)
+            // was built into the batch just dropped, or is still to be built: it goes now, nothing after it
+            terminatePending = true;
+        } else {
+            queueTerminate(Terminate.controlWord(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
+                    Terminate.RDMAP_INVALID_STAG));
+            conn.transmitterFailed(why);
+        }
         return true;
     }
 

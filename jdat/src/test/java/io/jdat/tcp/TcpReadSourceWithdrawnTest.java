@@ -27,20 +27,38 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Large Read Responses without CRC are sent from views of the source, each send under the source's hold; the
  * rig's sink admits the Read and refuses every hold, so the first send of the batch finds the source withdrawn
- * with no byte of it in the socket. (A send that finds it withdrawn within an FPDU must reset the stream.)
+ * with no byte of it in the socket. (A send that finds it withdrawn within an FPDU must reset the stream.) Payloads
+ * above {@code TcpTransmitter.SMALL} are views; smaller ones are copied when the batch is built.
  */
 class TcpReadSourceWithdrawnTest {
-    /** The Read's length: one Read Response (the MULPDU is twice as large), sent from a view (above SMALL). */
-    private static final int SIZE = 16 * 1024;
+    /** The connection's MULPDU (fixed: it does not follow the MSS here). */
+    private static final int MULPDU = 16 * 1024;
 
     @Test
-    @DisplayName("a Read source withdrawn before its views are sent ends the stream with a Terminate, not a reset")
+    @DisplayName("a Read source withdrawn before the batch of its one Read Response, a view, is sent: a Terminate,"
+            + " not a reset")
     void withdrawnBeforeTheFirstSend() throws Exception {
-        WithdrawingSink sink = new WithdrawingSink(Arena.ofAuto().allocate(SIZE).fill((byte) 0x5A));
-        try (TcpRig rig = new TcpRig("read-withdrawn", sink, 2 * SIZE, false)) {
-            // payloads above TcpTransmitter.SMALL, no CRC: the responses are views of the source
+        assertTerminatedWithoutAByte(8 * 1024);
+    }
+
+    @Test
+    @DisplayName("the same when the copy of the Read's last Response found the source withdrawn first and its"
+            + " Terminate is in the batch dropped: that Terminate still goes")
+    void withdrawnWithATerminateInTheBatch() throws Exception {
+        // a view of one full FPDU, then 100 bytes copied into a header slot: the copy queues the Terminate
+        assertTerminatedWithoutAByte(MULPDU - Ddp.TAGGED_HEADER + 100);
+    }
+
+    /**
+     * A Read of {@code size} bytes of a source the sink admits and then refuses to hold: the peer reads one
+     * Terminate of a refused Read (RDMAP remote protection, invalid STag) and the end of the stream, no Read
+     * Response, no reset.
+     */
+    private static void assertTerminatedWithoutAByte(int size) throws Exception {
+        WithdrawingSink sink = new WithdrawingSink(Arena.ofAuto().allocate(size).fill((byte) 0x5A));
+        try (TcpRig rig = new TcpRig("read-withdrawn", sink, MULPDU, false)) {
             rig.peer.write(ByteBuffer.wrap(FuzzFrames.encode(
-                    FuzzFrames.readRequest(1, 0x1100, 0, SIZE, 0x2200, 0), false)));
+                    FuzzFrames.readRequest(1, 0x1100, 0, size, 0x2200, 0), false)));
             assertEquals("broken", sink.ending.get(10, TimeUnit.SECONDS));
             rig.conn.close(Channel.CLOSE_BREAK); // what the core does with a broken connection
             byte[] sent = readToEnd(rig.peer);
