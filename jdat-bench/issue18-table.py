@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Issue 18's ratio table from the rows of jdat-bench/issue18.sh (results.tsv: key, rep, value, p99, cpu).
 
-   python3 jdat-bench/issue18-table.py results.tsv [notes.txt]
+   python3 jdat-bench/issue18-table.py results.tsv [notes.txt] [scale.csv]
 
 Every cell is the median over the runs (the repetitions). Latency in µs one-way (half a round trip),
 bandwidth in GB/s (10^9 B/s). ratio = jdat / peer: for latency, <= the goal is met; for bandwidth, >= it.
+With scale.csv (jdat-bench/scale.sh --csv): its rows, and the scale goals per provider (issue 18 item 2).
 """
+import csv
 import statistics
 import sys
 
@@ -66,6 +68,49 @@ def goal_text(r, goal, lower_is_better):
     return f"{'<=' if lower_is_better else '>='} {goal:.1f}x ({'met' if met else 'not met'})"
 
 
+def fnum(v):
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if f != f else f  # NaN: a failed row
+
+
+def idle_text(pct):
+    if pct is None:
+        return "- (< 1%)"
+    return f"{pct:.2f}% (< 1%: {'met' if pct < 1.0 else 'not met'})"
+
+
+def scale_tables(path):
+    """The rows of a scale CSV and, per provider, the goals: rate at 1024 >= 0.9x the rate at 16, idle CPU at
+    1024 under 1% of a core, one empty poll at 1024 not above the poll at 1 (flat: within 1.5x)."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    out = ["| provider | N | set-up/s | heap B/conn | RSS B/conn | idle CPU % | empty poll ns | round trips/s | "
+           "fairness min / median / max | note |", "|---|---|---|---|---|---|---|---|---|---|"]
+    by = {}
+    for r in rows:
+        by.setdefault(r["provider"], {})[int(r["connections"])] = r
+        out.append("| {provider} | {connections} | {setup_per_s} | {heap_bytes_per_conn} | {rss_bytes_per_conn} | "
+                   "{idle_cpu_pct} | {poll_ns} | {round_trips_per_s} | {fair_min} / {fair_median} / {fair_max} | "
+                   "{note} |".format(**r))
+    top = max((int(r["connections"]) for r in rows), default=1024)
+    goals = [f"| provider | rate at {top} / at 16 (goal at 1024: >= 0.9x) | idle CPU at {top} (goal: < 1%) | "
+             f"empty poll at {top} / at 1 (goal: flat) |", "|---|---|---|---|"]
+    for p, n in by.items():
+        def val(conns, col):
+            return fnum(n[conns][col]) if conns in n else None
+        r16, rtop = val(16, "round_trips_per_s"), val(top, "round_trips_per_s")
+        idle = val(top, "idle_cpu_pct")
+        p1, ptop = val(1, "poll_ns"), val(top, "poll_ns")
+        rate = ratio(rtop, r16)
+        poll = ratio(ptop, p1)
+        goals.append(f"| {p} | {rtext(rate)} {goal_text(rate, 0.9, False)} | {idle_text(idle)} | "
+                     f"{rtext(poll)} {goal_text(poll, 1.5, True)} |")
+    return out, goals
+
+
 def main():
     s = load(sys.argv[1])
     notes = sys.argv[2] if len(sys.argv) > 2 else None
@@ -104,8 +149,9 @@ def main():
            "ucx:tcp:tag_bw", "UCX tcp `tag_bw`", 1.0)
     lat_row("mem send/recv 64 B one-way", "jdat:mem:send_lat", "spin:mem:payload64",
             "JVM spin limit, 64 B payload,", 2.0)
-    print("\n".join(out))
-    print()
+    if len(out) > 2:
+        print("\n".join(out))
+        print()
 
     wait = ["| `--wait` (dat_evd_wait), send/recv 64 B | polling p50 / p99 | `--wait` p50 / p99 | "
             "CPU µs/msg polling / `--wait` | `--wait` / polling (p50) |", "|---|---|---|---|---|"]
@@ -119,14 +165,26 @@ def main():
         print("\n".join(wait))
         print()
     n = max((runs(s, k) for k in s), default=0)
-    print(f"Medians of {n} interleaved run(s). jdat perf: two processes (--server / --client, --no-verify) on shm and "
-          "tcp, one process on mem; its median one-way latency, stream MB/s. UCX: ucx_perftest's typical (p50) "
-          "latency and overall bandwidth; libfabric: fi_pingpong's usec/xfer (mean); spin limit: "
-          "JvmSpinPingPong.java's median chunk. shm bandwidth: `--memory shared` (DAT shared memory, which the "
-          "peer maps: like ucx_perftest's buffers, which UCX allocates in shared memory with UCX_TLS=posix) and a "
-          "labelled `--memory native` row (cross-memory attach). CPU µs/msg: both processes' CPU time per message (a ping-pong "
-          "iteration is two messages; polling keeps both sides' threads busy, so it is about two one-way times). "
-          "A bandwidth row's goal is met when the better of its windows reaches it.")
+    if n > 0:
+        print(f"Medians of {n} interleaved run(s). jdat perf: two processes (--server / --client, --no-verify) on shm and "
+              "tcp, one process on mem; its median one-way latency, stream MB/s. UCX: ucx_perftest's typical (p50) "
+              "latency and overall bandwidth; libfabric: fi_pingpong's usec/xfer (mean); spin limit: "
+              "JvmSpinPingPong.java's median chunk. shm bandwidth: `--memory shared` (DAT shared memory, which the "
+              "peer maps: like ucx_perftest's buffers, which UCX allocates in shared memory with UCX_TLS=posix) and a "
+              "labelled `--memory native` row (cross-memory attach). CPU µs/msg: both processes' CPU time per message (a ping-pong "
+              "iteration is two messages; polling keeps both sides' threads busy, so it is about two one-way times). "
+              "A bandwidth row's goal is met when the better of its windows reaches it.")
+    if len(sys.argv) > 3:
+        rows, goals = scale_tables(sys.argv[3])
+        print()
+        print("\n".join(goals))
+        print()
+        print("\n".join(rows))
+        print()
+        print("Scale (jdat-bench/scale.sh, one process, both ends of every connection on one IA pair): set-up rate, "
+              "heap and RSS per connection, idle CPU of the process with all connections idle, one dat_evd_dequeue "
+              "on an empty EVD, aggregate 64 B round trips per second with one in flight per connection, and the "
+              "spread of the per-connection rates (fairness, relative to the median).")
     if notes:
         for line in open(notes):
             if line.strip():

@@ -9,8 +9,10 @@
 #   --no-install  : do not apt-get install missing peers (default: as root, install ucx-utils and libfabric-bin
 #                   when ucx_perftest or fi_pingpong is missing); a missing peer is skipped with a note
 #   --only LIST   : comma list of groups (default all): shm, tcp, mem (jdat perf, polling), wait (jdat perf
-#                   --wait on mem, shm and tcp), ucx, fi, spin (the in-JVM spin limit, JvmSpinPingPong.java)
-#   --quick       : a tenth of the iterations and bytes, one repetition (a smoke run: figures are rough)
+#                   --wait on mem, shm and tcp), ucx, fi, spin (the in-JVM spin limit, JvmSpinPingPong.java),
+#                   scale (how cost grows with connections: jdat-bench/scale.sh, once, after the repetitions)
+#   --quick       : a tenth of the iterations and bytes, one repetition (a smoke run: figures are rough); scale
+#                   with 1, 16 and 256 connections and shorter phases
 #
 # What runs, per repetition (in this order, so that the runs of one scenario are spread over the whole time):
 #   jdat shm  : server `jdat perf --server --ia shm`; clients (each its own server):
@@ -31,6 +33,12 @@
 #   wait      : `jdat perf --op send --test latency --sizes 64 --wait --no-verify` on mem, shm and tcp (two
 #               processes for shm and tcp), each with a polling run of the same length when its provider's own
 #               group is not selected (`--only wait` is the wait table alone: polling against --wait, p50/p99, CPU)
+# and once, after the repetitions:
+#   scale     : `jdat-bench/scale.sh --providers mem,shm,tcp --conns 1,16,256,1024` (ScaleBench, one process, both
+#               ends of every connection): set-up rate, heap and RSS per connection, idle CPU, one empty poll, the
+#               aggregate 64 B round-trip rate and its fairness; its table, the goals' rows (rate at 1024 against
+#               16, idle CPU at 1024, the empty poll at 1024 against 1) and a chart (scale.png). 1024 shm
+#               connections hold 2.5 GiB of /dev/shm; a provider that cannot set them up shows a FAILED row.
 # jdat perf runs from jdat-tools/target/jdat-tools.jar (built first by ./jdat.sh when a source is newer).
 #
 # Figures (all one-way = half a round trip for the ping-pongs): jdat perf's median; ucx_perftest's "typical"
@@ -48,7 +56,7 @@ ROOT="$(cd "$HERE/.." && pwd)"
 REPS=3
 OUT=""
 INSTALL=1
-ONLY="shm,tcp,mem,wait,ucx,fi,spin"
+ONLY="shm,tcp,mem,wait,ucx,fi,spin,scale"
 SCALE=1
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -63,7 +71,7 @@ while [ $# -gt 0 ]; do
 done
 case "$REPS" in ''|*[!0-9]*|0) echo "issue18.sh: --reps needs a positive integer" >&2; exit 2 ;; esac
 for g in ${ONLY//,/ }; do
-    case "$g" in shm|tcp|mem|wait|ucx|fi|spin) ;; *) echo "issue18.sh: unknown group in --only: $g" >&2; exit 2 ;; esac
+    case "$g" in shm|tcp|mem|wait|ucx|fi|spin|scale) ;; *) echo "issue18.sh: unknown group in --only: $g" >&2; exit 2 ;; esac
 done
 command -v python3 >/dev/null 2>&1 || { echo "issue18.sh: python3 is needed for the table" >&2; exit 1; }
 
@@ -265,11 +273,28 @@ for r in $(seq 1 "$REPS"); do
     want spin && g_spin "$r"
     want wait && g_wait "$r"
 done
+SCALE_CSV=""
+if want scale; then
+    # once: its rows are many short phases of one process; it needs the benchmarks jar (built when missing)
+    log "scale (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    SCALE_CSV="$RAW/scale.csv"
+    sargs=(--providers mem,shm,tcp --conns 1,16,256,1024 --idle-seconds 3 --rate-seconds 2)
+    [ "$SCALE" != 1 ] && sargs=(--providers mem,shm,tcp --conns 1,16,256 --idle-seconds 1 --rate-seconds 1)
+    build=(--no-build)
+    [ -f "$ROOT/jdat-bench/target/benchmarks.jar" ] || build=()
+    echo "scale: load before $(cut -d' ' -f1-3 /proc/loadavg)" >> "$NOTES"
+    if ! timeout 1800 "$HERE/scale.sh" "${build[@]}" "${sargs[@]}" --csv "$SCALE_CSV" --plot "$OUT/scale.png" \
+            > "$RAW/scale.log" 2>&1; then
+        note "scale failed (see $RAW/scale.log)"
+        JDAT_OK=0
+    fi
+    [ -s "$SCALE_CSV" ] || SCALE_CSV=""
+fi
 echo "load after: $(uptime)" >> "$NOTES"
 echo "elapsed: $(($(date +%s) - T0)) s" >> "$NOTES"
 
 # ---------------------------------------------------------------- table
-python3 "$HERE/issue18-table.py" "$TSV" "$NOTES" | tee "$OUT/table.md"
+python3 "$HERE/issue18-table.py" "$TSV" "$NOTES" $SCALE_CSV | tee "$OUT/table.md"
 log "done in $(($(date +%s) - T0)) s; rows: $TSV; table: $OUT/table.md"
 [ "$JDAT_OK" = 1 ] || exit 1
 exit 0
