@@ -166,14 +166,14 @@ def main():
         print()
     n = max((runs(s, k) for k in s), default=0)
     if n > 0:
-        print(f"Medians of {n} interleaved run(s). jdat perf: two processes (--server / --client, --no-verify) on shm and "
-              "tcp, one process on mem; its median one-way latency, stream MB/s. UCX: ucx_perftest's typical (p50) "
-              "latency and overall bandwidth; libfabric: fi_pingpong's usec/xfer (mean); spin limit: "
+        print(f"Medians of {n} interleaved run(s). jdat perf: two processes (--server / --client, --no-verify) "
+              "on shm and tcp, one process on mem; its median one-way latency, stream MB/s. UCX: ucx_perftest's "
+              "typical (p50) latency and overall bandwidth; libfabric: fi_pingpong's usec/xfer (mean); spin limit: "
               "JvmSpinPingPong.java's median chunk. shm bandwidth: `--memory shared` (DAT shared memory, which the "
               "peer maps: like ucx_perftest's buffers, which UCX allocates in shared memory with UCX_TLS=posix) and a "
-              "labelled `--memory native` row (cross-memory attach). CPU µs/msg: both processes' CPU time per message (a ping-pong "
-              "iteration is two messages; polling keeps both sides' threads busy, so it is about two one-way times). "
-              "A bandwidth row's goal is met when the better of its windows reaches it.")
+              "labelled `--memory native` row (cross-memory attach). CPU µs/msg: both processes' CPU time per "
+              "message (a ping-pong iteration is two messages; polling keeps both sides' threads busy, so it is about "
+              "two one-way times). A bandwidth row's goal is met when the better of its windows reaches it.")
     if len(sys.argv) > 3:
         rows, goals = scale_tables(sys.argv[3])
         print()

@@ -71,7 +71,10 @@ while [ $# -gt 0 ]; do
 done
 case "$REPS" in ''|*[!0-9]*|0) echo "issue18.sh: --reps needs a positive integer" >&2; exit 2 ;; esac
 for g in ${ONLY//,/ }; do
-    case "$g" in shm|tcp|mem|wait|ucx|fi|spin|scale) ;; *) echo "issue18.sh: unknown group in --only: $g" >&2; exit 2 ;; esac
+    case "$g" in
+        shm|tcp|mem|wait|ucx|fi|spin|scale) ;;
+        *) echo "issue18.sh: unknown group in --only: $g" >&2; exit 2 ;;
+    esac
 done
 command -v python3 >/dev/null 2>&1 || { echo "issue18.sh: python3 is needed for the table" >&2; exit 1; }
 
