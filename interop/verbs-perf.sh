@@ -67,11 +67,11 @@ JOPTS=${JOPTS--Djdat.jmx=false -XX:TieredStopAtLevel=1}
 # options as the measured runs, which then start with -XX:AOTCache and -XX:AOTMode=on (a cache that does not fit
 # stops the JVM instead of being ignored) and the default JIT, C2 included. The classes come mapped from the cache
 # (the guest's JVM start drops from 40-50 s to 15-25 s) and C2 compiles the data path from the training's profiles
-# within 10-30 s of the start; the latency warm-up is AOT_WARMUP (300000) iterations, 5-15 s there, so that the
+# within 10-30 s of the start; the latency warm-up is AOT_WARMUP (100000) iterations, 5-40 s there, so that the
 # measured part runs in C2's code. AOT_JOPTS: the JVM options of both the training and the measured runs (not
 # JOPTS). AOT_TRAIN=0 (with REUSE=1): use the caches a run before made in the same VM, no training.
 AOT_JOPTS=${AOT_JOPTS--Djdat.jmx=false}
-AOT_WARMUP=${AOT_WARMUP:-300000}
+AOT_WARMUP=${AOT_WARMUP:-100000}
 # The training's warm-up (the profiles only need the paths taken often enough; the runs are the same otherwise).
 AOT_TRAIN_WARMUP=${AOT_TRAIN_WARMUP:-20000}
 AOT_DIR=/tmp/jdat-aot
@@ -141,18 +141,16 @@ for DEV in "${DEVICES[@]}"; do
         $JAVA $(jopts "$mode" "$t" client) $perf --client 10.0.2.15:18515 --csv --no-verify $*; rc=\$?; $end; cat /tmp/jp-server.log >&2; exit \$rc"; }
     # The three jdat perf runs of mode $1, run $2.
     jdat_runs() {
-        local mode=$1 run=$2 warm=$WARMUP tag=$1 bwtest="--test bw"
+        local mode=$1 run=$2 warm=$WARMUP tag=$1
         case $mode in aot) warm=$AOT_WARMUP ;; train) warm=$AOT_TRAIN_WARMUP; tag=aot-training ;; esac
-        [ "$mode" = c1 ] || bwtest="--test lat,bw --sizes 64 -n 1 --warmup $warm"
         echo "$(date -u +%T) $DEV $tag run $run: guest $(g uptime | sed 's/.*load/load/'); host $(uptime | sed 's/.*load/load/')" >> "$LOG/load.log"
         jdat "$mode" lat "--op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $warm" > "$LOG/$DEV-jdat-$tag-lat-$run.csv" 2>&1
-        jdat "$mode" bw "--op write $bwtest --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW --signal-every $SIGNAL_EVERY" \
+        jdat "$mode" bw "--op write --test bw --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW --signal-every $SIGNAL_EVERY" \
             > "$LOG/$DEV-jdat-$tag-bw-$run.csv" 2>&1
         # 64 B: the same count as perftest's (jdat perf's bandwidth test warms up first, untimed, while C1 compiles).
-        # With the AOT cache both streams come after an untimed write ping-pong of AOT_WARMUP iterations (its one
-        # timed iteration is not used): a stream's own warm-up, an eighth of its transfers, is far shorter than C2's
-        # compilations of the post and poll path under TCG.
-        jdat "$mode" bw64 "--op write $bwtest --bw-size 64 --bw-bytes $((BW64_N * 64)) --window $WINDOW --signal-every $SIGNAL_EVERY" \
+        # With the AOT cache too: a stream's warm-up (an eighth of its transfers) is far shorter than C2's
+        # compilations under TCG, so the streams run partly in code compiled meanwhile (docs/verbs.md).
+        jdat "$mode" bw64 "--op write --test bw --bw-size 64 --bw-bytes $((BW64_N * 64)) --window $WINDOW --signal-every $SIGNAL_EVERY" \
             > "$LOG/$DEV-jdat-$tag-bw64-$run.csv" 2>&1
     }
     for mode in "${MODES[@]}"; do
@@ -195,7 +193,7 @@ for DEV in "${DEVICES[@]}"; do
         for mode in "${MODES[@]}"; do
             # shellcheck disable=SC2086
             j=$(median ${JD[$mode-$k]})
-            r=$(awk -v p="$p" -v j="$j" 'BEGIN { if (p > 0 && j > 0) printf "%.2f", j / p; else print "n/a" }')
+            r=$(awk -v p="$p" -v j="$j" 'BEGIN { if (p ~ /^[0-9.]+$/ && j ~ /^[0-9.]+$/ && p > 0 && j > 0) printf "%.2f", j / p; else print "n/a" }')
             row+=("$j (${JD[$mode-$k]# })" "$r")
         done
         # shellcheck disable=SC2059
