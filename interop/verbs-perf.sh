@@ -42,7 +42,9 @@ DEVICES=("${@:-rxe}")
 mkdir -p "$LOG/share"
 [ -x "$SIW_VM" ] || { echo "verbs-perf: no siw-vm tool (SIW_VM)"; exit 1; }
 . bin/jdk25.sh
-cp "${JAR:-jdat-tools/target/jdat-tools.jar}" "$LOG/share/jdat-tools.jar" || { echo "verbs-perf: build jdat-tools first (./jdat.sh build)"; exit 1; }
+# cp -p, and only a changed jar: an AOT cache records the jar's time and size (JIT=aot with AOT_TRAIN=0)
+J=${JAR:-jdat-tools/target/jdat-tools.jar}
+cmp -s "$J" "$LOG/share/jdat-tools.jar" || cp -p "$J" "$LOG/share/jdat-tools.jar" || { echo "verbs-perf: build jdat-tools first (./jdat.sh build)"; exit 1; }
 g() { "$SIW_VM" exec -- "$@"; }
 # A measured run: under flock BENCH_LOCK when set.
 m() { if [ -n "${BENCH_LOCK:-}" ]; then flock -w 900 "$BENCH_LOCK" "$SIW_VM" exec -- "$@"; else g "$@"; fi; }
