@@ -20,7 +20,10 @@
 # 400), BW64_N (64 B writes, 20000), WARMUP (jdat's latency warm-up iterations, LAT_N), WINDOW (16), SIGNAL_EVERY (a stream's completion interval: ib_write_bw's cq_mod, min(100, WINDOW)), JOPTS (JVM options, see below), REPEAT
 # (runs of each, the median of the figures is shown; 3), KEEP=1 (leave the VM up), REUSE=1 (use the VM
 # already up, started with --share $PERF_LOG/share), BENCH_LOCK (a file: each perftest and jdat perf run holds it
-# with flock, so that no other benchmark on the host runs at the same time).
+# with flock, so that no other benchmark on the host runs at the same time), JIT (the jdat JVMs' compilation modes, a
+# space-separated list, each measured in every run, interleaved: c1 (the default: JOPTS, C1 only) and aot (a JDK 25 AOT
+# cache per device, test and side, made in the guest by a training run of the same command lines, then full tiered
+# compilation, C2 included: AOT_JOPTS, AOT_WARMUP; see below)), e.g. JIT="c1 aot".
 set -uo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 cd "$ROOT"
@@ -39,7 +42,9 @@ DEVICES=("${@:-rxe}")
 mkdir -p "$LOG/share"
 [ -x "$SIW_VM" ] || { echo "verbs-perf: no siw-vm tool (SIW_VM)"; exit 1; }
 . bin/jdk25.sh
-cp "${JAR:-jdat-tools/target/jdat-tools.jar}" "$LOG/share/jdat-tools.jar" || { echo "verbs-perf: build jdat-tools first (./jdat.sh build)"; exit 1; }
+# cp -p, and only a changed jar: an AOT cache records the jar's time and size (JIT=aot with AOT_TRAIN=0)
+J=${JAR:-jdat-tools/target/jdat-tools.jar}
+cmp -s "$J" "$LOG/share/jdat-tools.jar" || cp -p "$J" "$LOG/share/jdat-tools.jar" || { echo "verbs-perf: build jdat-tools first (./jdat.sh build)"; exit 1; }
 g() { "$SIW_VM" exec -- "$@"; }
 # A measured run: under flock BENCH_LOCK when set.
 m() { if [ -n "${BENCH_LOCK:-}" ]; then flock -w 900 "$BENCH_LOCK" "$SIW_VM" exec -- "$@"; else g "$@"; fi; }
@@ -57,6 +62,25 @@ JAVA="/opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC"
 # -Djdat.jmx=false: no MBean registration thread (28% at the start). The warm-up (WARMUP, LAT_N) is for C1 to be
 # done before the measured part. JOPTS= (empty) gives the default JIT.
 JOPTS=${JOPTS--Djdat.jmx=false -XX:TieredStopAtLevel=1}
+# JIT=aot (docs/verbs.md, "AOT cache and C2"): per device, first a training run of each jdat perf command line
+# below (latency, 1 MiB and 64 B bandwidth; server and client) with -XX:AOTCacheOutput (JEP 514's one-step
+# training: at the JVM's exit it writes the cache with the classes loaded and linked, JEP 483, and the methods'
+# profiles, JEP 515), in the guest, with the same JDK (/opt/jdk), jar path (/mnt/host/jdat-tools.jar) and JVM
+# options as the measured runs, which then start with -XX:AOTCache and -XX:AOTMode=on (a cache that does not fit
+# stops the JVM instead of being ignored) and the default JIT, C2 included. The classes come mapped from the cache
+# (a guest JVM starts in about a third less time: 15-17 s -> 9-12 s warm, 41-49 s -> 18-25 s cold) and C2
+# compiles the data path from the training's profiles within 10-30 s of the start; the latency warm-up is
+# AOT_WARMUP (100000) iterations, 5-40 s there, so that the measured part runs in C2's code. AOT_JOPTS: the JVM options of both the training and the measured runs (not
+# JOPTS). AOT_TRAIN=0 (with REUSE=1): use the caches a run before made in the same VM, no training.
+AOT_JOPTS=${AOT_JOPTS--Djdat.jmx=false}
+AOT_WARMUP=${AOT_WARMUP:-100000}
+# The training's warm-up (the profiles only need the paths taken often enough; the runs are the same otherwise).
+AOT_TRAIN_WARMUP=${AOT_TRAIN_WARMUP:-20000}
+AOT_DIR=/tmp/jdat-aot
+read -r -a MODES <<< "${JIT:-c1}"
+for mode in "${MODES[@]}"; do
+    case $mode in c1|aot) ;; *) echo "verbs-perf: JIT: c1 or aot, not $mode"; exit 1 ;; esac
+done
 
 # perftest: $1 program, $2 size, $3 iterations, $4 the run; prints the median latency (t_typical, us) or the
 # average bandwidth (10^6 bytes/s).
@@ -97,42 +121,85 @@ for DEV in "${DEVICES[@]}"; do
     g 'rdma link' > "$LOG/$DEV-links.log" 2>&1
     printf 'verbs-%s u1.2 threadsafe default verbs jdat.1.0 "eth0 0" ""\n' "$DEV" > "$LOG/share/dat.conf"
     declare -A PT=() JD=()
+    # A mode's JVM options for one test ($2: lat, bw, bw64) and side ($3: server, client); train: the AOT training.
+    jopts() {
+        case $1 in
+            c1) echo "$JOPTS" ;;
+            aot) echo "$AOT_JOPTS -XX:AOTCache=$AOT_DIR/$DEV-$2-$3.aot -XX:AOTMode=on" ;;
+            train) echo "$AOT_JOPTS -XX:AOTCacheOutput=$AOT_DIR/$DEV-$2-$3.aot" ;;
+        esac
+    }
     # jdat perf as two processes, as perftest runs: a server (the settings come from the client over a control
     # connection on qualifier 18515; the measured one is 18516), then the client once the server listens.
-    PERF="$JAVA $JOPTS -Djdat.dat.conf=/mnt/host/dat.conf -jar jdat-tools.jar perf --ia verbs-$DEV --timeout 300s"
-    jdat() { m "cd /mnt/host && ulimit -l unlimited && rm -f /tmp/jp-server.log; $PERF --server --conn-qual 18515 > /tmp/jp-server.log 2>&1 &
+    # $1 the mode, $2 the test, then the client's options. A training run waits for the server's exit (it writes its
+    # cache then, in a child JVM) instead of ending it (at most 300 s).
+    jdat() {
+        local mode=$1 t=$2 perf="-Djdat.dat.conf=/mnt/host/dat.conf -jar jdat-tools.jar perf --ia verbs-$DEV --timeout 300s"
+        local end="sleep 1; kill \$SP 2> /dev/null"
+        shift 2
+        [ "$mode" = train ] && end="for i in \$(seq 1 600); do kill -0 \$SP 2> /dev/null || break; sleep 0.5; done; kill \$SP 2> /dev/null"
+        m "cd /mnt/host && ulimit -l unlimited && rm -f /tmp/jp-server.log; $JAVA $(jopts "$mode" "$t" server) $perf --server --conn-qual 18515 > /tmp/jp-server.log 2>&1 &
         SP=\$!; for i in \$(seq 1 240); do grep -q listening /tmp/jp-server.log && break; sleep 0.5; done
-        $PERF --client 10.0.2.15:18515 --csv --no-verify $*; rc=\$?; sleep 1; kill \$SP 2> /dev/null; cat /tmp/jp-server.log >&2; exit \$rc"; }
+        $JAVA $(jopts "$mode" "$t" client) $perf --client 10.0.2.15:18515 --csv --no-verify $*; rc=\$?; $end; cat /tmp/jp-server.log >&2; exit \$rc"; }
+    # The three jdat perf runs of mode $1, run $2.
+    jdat_runs() {
+        local mode=$1 run=$2 warm=$WARMUP tag=$1
+        case $mode in aot) warm=$AOT_WARMUP ;; train) warm=$AOT_TRAIN_WARMUP; tag=aot-training ;; esac
+        echo "$(date -u +%T) $DEV $tag run $run: guest $(g uptime | sed 's/.*load/load/'); host $(uptime | sed 's/.*load/load/')" >> "$LOG/load.log"
+        jdat "$mode" lat "--op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $warm" > "$LOG/$DEV-jdat-$tag-lat-$run.csv" 2>&1
+        jdat "$mode" bw "--op write --test bw --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW --signal-every $SIGNAL_EVERY" \
+            > "$LOG/$DEV-jdat-$tag-bw-$run.csv" 2>&1
+        # 64 B: the same count as perftest's (jdat perf's bandwidth test warms up first, untimed, while C1 compiles).
+        # With the AOT cache too: a stream's warm-up (an eighth of its transfers) is far shorter than C2's
+        # compilations under TCG, so the streams run partly in code compiled meanwhile (docs/verbs.md).
+        jdat "$mode" bw64 "--op write --test bw --bw-size 64 --bw-bytes $((BW64_N * 64)) --window $WINDOW --signal-every $SIGNAL_EVERY" \
+            > "$LOG/$DEV-jdat-$tag-bw64-$run.csv" 2>&1
+    }
+    for mode in "${MODES[@]}"; do
+        if [ "$mode" = aot ] && [ "${AOT_TRAIN:-1}" = 1 ]; then
+            g "rm -rf $AOT_DIR; mkdir -p $AOT_DIR"
+            jdat_runs train 0
+            g "ls -l $AOT_DIR" > "$LOG/$DEV-aot-caches.log" 2>&1
+            [ "$(grep -c '\.aot$' "$LOG/$DEV-aot-caches.log")" = 6 ] || { echo "verbs-perf: AOT training failed, see $LOG/$DEV-*aot-training*"; exit 1; }
+        fi
+    done
     for run in $(seq 1 "$REPEAT"); do
         PT[send]+=" $(perftest ib_send_lat 64 "$LAT_N" "$run")"
         PT[write]+=" $(perftest ib_write_lat 64 "$LAT_N" "$run")"
         PT[read]+=" $(perftest ib_read_lat 64 "$LAT_N" "$run")"
         PT[bw]+=" $(perftest ib_write_bw 1048576 "$BW_N" "$run")"
         PT[bw64]+=" $(perftest ib_write_bw 64 "$BW64_N" "$run")"
-        jdat "--op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $WARMUP" > "$LOG/$DEV-jdat-lat-$run.csv" 2>&1
-        jdat "--op write --test bw --bw-size 1M --bw-bytes ${BW_N}MiB --window $WINDOW --signal-every $SIGNAL_EVERY" > "$LOG/$DEV-jdat-bw-$run.csv" 2>&1
-        # 64 B: the same count as perftest's (jdat perf's bandwidth test warms up first, untimed, while C1 compiles).
-        jdat "--op write --test bw --bw-size 64 --bw-bytes $((BW64_N * 64)) --window $WINDOW --signal-every $SIGNAL_EVERY" \
-            > "$LOG/$DEV-jdat-bw64-$run.csv" 2>&1
-        # CSV: operation,size_bytes,count,min_us,median_us,mean_us,stdev_us,p99_us,p999_us,max_us,mb_per_s,msg_per_s
-        L="$LOG/$DEV-jdat-lat-$run.csv"
-        JD[send]+=" $(awk -F, 'tolower($1) ~ /send/ && $2 == 64 { print $5 }' "$L" | tail -1)"
-        JD[write]+=" $(awk -F, 'tolower($1) ~ /write/ && $2 == 64 { print $5 }' "$L" | tail -1)"
-        JD[read]+=" $(awk -F, 'tolower($1) ~ /read/ && $2 == 64 { print $5 }' "$L" | tail -1)"
-        JD[bw]+=" $(awk -F, 'tolower($1) ~ /write/ && $2 == 1048576 { print $11 }' "$LOG/$DEV-jdat-bw-$run.csv" | tail -1)"
-        JD[bw64]+=" $(awk -F, 'tolower($1) ~ /write/ && $2 == 64 { print $11 }' "$LOG/$DEV-jdat-bw64-$run.csv" | tail -1)"
+        for mode in "${MODES[@]}"; do
+            jdat_runs "$mode" "$run"
+            # CSV: operation,size_bytes,count,min_us,median_us,mean_us,stdev_us,p99_us,p999_us,max_us,mb_per_s,msg_per_s
+            L="$LOG/$DEV-jdat-$mode-lat-$run.csv"
+            JD[$mode-send]+=" $(awk -F, 'tolower($1) ~ /send/ && $2 == 64 { print $5 }' "$L" | tail -1)"
+            JD[$mode-write]+=" $(awk -F, 'tolower($1) ~ /write/ && $2 == 64 { print $5 }' "$L" | tail -1)"
+            JD[$mode-read]+=" $(awk -F, 'tolower($1) ~ /read/ && $2 == 64 { print $5 }' "$L" | tail -1)"
+            JD[$mode-bw]+=" $(awk -F, 'tolower($1) ~ /write/ && $2 == 1048576 { print $11 }' "$LOG/$DEV-jdat-$mode-bw-$run.csv" | tail -1)"
+            JD[$mode-bw64]+=" $(awk -F, 'tolower($1) ~ /write/ && $2 == 64 { print $11 }' "$LOG/$DEV-jdat-$mode-bw64-$run.csv" | tail -1)"
+        done
     done
     echo
     echo "$DEV (qemu TCG, emulated: only the ratio means anything; median of $REPEAT runs; logs in $LOG)"
-    printf '| %-30s | %-8s | %-24s | %-24s | %-5s |\n' test size "perftest (runs)" "jdat (runs)" ratio
-    printf '| %-30s | %-8s | %-24s | %-24s | %-5s |\n' --- --- --- --- ---
+    hdr="| %-30s | %-8s | %-24s"; row=("test" "size" "perftest (runs)"); sep=(--- --- ---)
+    for mode in "${MODES[@]}"; do hdr+=" | %-24s | %-5s"; row+=("jdat $mode (runs)" ratio); sep+=(--- ---); done
+    # shellcheck disable=SC2059
+    { printf "$hdr |\n" "${row[@]}"; printf "$hdr |\n" "${sep[@]}"; }
     for k in send write read bw64 bw; do
         case $k in send) t="send lat, us (ib_send_lat)"; size=64 ;; write) t="write lat, us (ib_write_lat)"; size=64 ;;
             read) t="read lat, us (ib_read_lat)"; size=64 ;; bw64) t="write bw, MB/s (ib_write_bw)"; size=64 ;; bw) t="write bw, MB/s (ib_write_bw)"; size=1MiB ;; esac
         # shellcheck disable=SC2086
-        p=$(median ${PT[$k]}); j=$(median ${JD[$k]})
-        r=$(awk -v p="$p" -v j="$j" 'BEGIN { if (p > 0 && j > 0) printf "%.2f", j / p; else print "n/a" }')
-        printf '| %-30s | %-8s | %-24s | %-24s | %-5s |\n' "$t" "$size" "$p (${PT[$k]# })" "$j (${JD[$k]# })" "$r"
+        p=$(median ${PT[$k]})
+        row=("$t" "$size" "$p (${PT[$k]# })")
+        for mode in "${MODES[@]}"; do
+            # shellcheck disable=SC2086
+            j=$(median ${JD[$mode-$k]})
+            r=$(awk -v p="$p" -v j="$j" 'BEGIN { if (p ~ /^[0-9.]+$/ && j ~ /^[0-9.]+$/ && p > 0 && j > 0) printf "%.2f", j / p; else print "n/a" }')
+            row+=("$j (${JD[$mode-$k]# })" "$r")
+        done
+        # shellcheck disable=SC2059
+        printf "$hdr |\n" "${row[@]}"
     done
     unset PT JD
 done
