@@ -127,9 +127,11 @@ final class PerfSession {
     void checkIdle(String next) {
         Endpoint.Status st = side.ep.getStatus();
         // A suppressed request completes unseen; a transport whose requests complete when the peer has handled
-        // them (shm) may still count the last one outstanding: drive progress (dequeue; no event is expected)
-        // for a moment before calling the EP busy.
-        long deadline = System.nanoTime() + 1_000_000_000L;
+        // them (shm) may still count the last one outstanding, and on verbs unsignalled work requests at the tail
+        // complete with the idle marker the IA's progress thread posts after two idle looks (seconds in an
+        // emulated guest): drive progress (dequeue; no event is expected) for up to 10 s (at most --timeout)
+        // before calling the EP busy. An idle EP returns at once.
+        long deadline = System.nanoTime() + Math.max(1_000_000_000L, Math.min(config.timeoutNanos(), 10_000_000_000L));
         io.jdat.DatEvent e = new io.jdat.DatEvent();
         while ((!st.recvIdle() || !st.requestIdle()) && System.nanoTime() < deadline) {
             if (side.reqEvd.dequeue(e) || side.recvEvd.dequeue(e)) {
