@@ -70,8 +70,9 @@ JOPTS=${JOPTS--Djdat.jmx=false -XX:TieredStopAtLevel=1}
 # stops the JVM instead of being ignored) and the default JIT, C2 included. The classes come mapped from the cache
 # (a guest JVM starts in about a third less time: 15-17 s -> 9-12 s warm, 41-49 s -> 18-25 s cold) and C2
 # compiles the data path from the training's profiles within 10-30 s of the start; the latency warm-up is
-# AOT_WARMUP (100000) iterations, 5-40 s there, so that the measured part runs in C2's code. AOT_JOPTS: the JVM options of both the training and the measured runs (not
-# JOPTS). AOT_TRAIN=0 (with REUSE=1): use the caches a run before made in the same VM, no training.
+# AOT_WARMUP (100000) iterations, 5-40 s there, so that the measured part runs in C2's code. AOT_JOPTS: the JVM
+# options of both the training and the measured runs (not JOPTS). AOT_TRAIN=0 (with REUSE=1): use the caches a run
+# before made in the same VM, no training.
 AOT_JOPTS=${AOT_JOPTS--Djdat.jmx=false}
 AOT_WARMUP=${AOT_WARMUP:-100000}
 # The training's warm-up (the profiles only need the paths taken often enough; the runs are the same otherwise).
