@@ -153,11 +153,6 @@ class WithdrawalTest {
             // the Writes posted before the withdrawal arrive (on tcp the target may be some MiB behind): each is
             // refused, the first one breaks the connection
             awaitBroken(p, stream, what);
-            if (!ia.requestCompletesWhenSent()) {
-                // the Read refused fails with a protection error (on tcp it does when the responder can still send
-                // a Terminate, see TcpReadSourceWithdrawnTest; a withdrawal within a sent FPDU resets the stream)
-                assertFirstFailure(stream, DtoCompletionStatus.ERR_REMOTE_ACCESS, what);
-            }
             // the first Write refused at the target fails with a protection error; where a Write completes once
             // sent (tcp: RDMAP has no acknowledgement) it has completed, and the requests after it are flushed
             assertFirstFailure(stream, ia.requestCompletesWhenSent() ? DtoCompletionStatus.ERR_FLUSHED
@@ -195,6 +190,11 @@ class WithdrawalTest {
             String what = s.withdraw(p);
             source.fill(overwritten); // at once: the consumer reuses the memory for other data
             awaitBroken(p, stream, what);
+            if (!ia.requestCompletesWhenSent()) {
+                // the Read refused fails with a protection error (on tcp it does when the responder can still send
+                // a Terminate, see TcpReadSourceWithdrawnTest; a withdrawal within a sent FPDU resets the stream)
+                assertFirstFailure(stream, DtoCompletionStatus.ERR_REMOTE_ACCESS, what);
+            }
             // nor did any byte of the new data reach the requester in a Read that failed
             for (long i = 0; i < sink.byteSize(); i++) {
                 if (sink.get(ValueLayout.JAVA_BYTE, i) == overwritten) {
