@@ -519,12 +519,10 @@ final class TcpTransmitter {
      * @return true when a Terminate was queued
      */
     private boolean sourceWithdrawn() {
-        String why = String.format("the source of an incoming RDMA Read, STag 0x%08x, was withdrawn while its Read"
-                + " Responses were sent (LMF-04)", viewStag);
         int fpduStart = fpduDone == 0 ? 0 : fpduEnd[fpduDone - 1];
         // the first buffer of every FPDU is its header slot, from position 0
         if (iovFirst != fpduStart || iov[iovFirst].position() != 0) {
-            transmitFailed(why);
+            transmitFailed(withdrawnReason(viewStag));
             return false;
         }
         resetBatch(); // every FPDU before fpduDone is in the socket and was accounted for; none after it goes
@@ -533,11 +531,24 @@ final class TcpTransmitter {
             // was built into the batch just dropped, or is still to be built: it goes now, nothing after it
             terminatePending = true;
         } else {
-            queueTerminate(Terminate.controlWord(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
-                    Terminate.RDMAP_INVALID_STAG));
-            conn.transmitterFailed(why);
+            terminateWithdrawnRead(viewStag);
         }
         return true;
+    }
+
+    /**
+     * Ends the stream for a Read whose source {@code stag} was withdrawn: the next FPDU built is the Terminate of a
+     * refused Read (RDMAP remote protection, invalid STag), and the connection breaks (lock held, none queued yet).
+     */
+    private void terminateWithdrawnRead(int stag) {
+        queueTerminate(Terminate.controlWord(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
+                Terminate.RDMAP_INVALID_STAG));
+        conn.transmitterFailed(withdrawnReason(stag));
+    }
+
+    private static String withdrawnReason(int stag) {
+        return String.format("the source of an incoming RDMA Read, STag 0x%08x, was withdrawn while its Read"
+                + " Responses were sent (LMF-04)", stag);
     }
 
     /**
@@ -839,10 +850,7 @@ final class TcpTransmitter {
     private boolean copySource(ReadQueues.InboundRead r, long chunk, MemorySegment dst, long dstOffset) {
         ChannelSink sink = conn.sink;
         if (sink.holdSource(r.sourceStag, r.sourceTo + respOffset, chunk, source) != RemoteRegion.OK) {
-            queueTerminate(Terminate.controlWord(Terminate.LAYER_RDMAP, Terminate.RDMAP_REMOTE_PROTECTION,
-                    Terminate.RDMAP_INVALID_STAG));
-            conn.transmitterFailed(String.format("the source of an incoming RDMA Read, STag 0x%08x, was withdrawn"
-                    + " while its Read Responses were sent (LMF-04)", r.sourceStag));
+            terminateWithdrawnRead(r.sourceStag);
             return false;
         }
         try {
