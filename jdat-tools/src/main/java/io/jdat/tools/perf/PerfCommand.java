@@ -103,6 +103,12 @@ public final class PerfCommand implements Callable<Integer> {
             description = "Bytes moved per bandwidth test (default: ${DEFAULT-VALUE}).")
     private long bwBytes;
 
+    @Option(names = "--bw-warmup", paramLabel = "N",
+            description = "Untimed transfers before each bandwidth test (default: an eighth of the count, at least "
+                    + "two windows; with --duration a tenth of it); it goes on while the JIT compiles, as --warmup "
+                    + "does. A JIT that compiles late (C2 under emulation) needs a long one.")
+    private Long bwWarmup;
+
     @Option(names = "--window", paramLabel = "N", defaultValue = "16",
             description = "Outstanding transfers in the bandwidth tests (default: ${DEFAULT-VALUE}).")
     private int window;
@@ -186,7 +192,7 @@ public final class PerfCommand implements Callable<Integer> {
         if (twoProcess.server()) {
             List<String> settings = given("--op", "--test", "--sizes", "--iterations", "--duration", "--warmup",
                     "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory", "--buffers",
-                    "--signal-every");
+                    "--signal-every", "--bw-warmup");
             require(settings.isEmpty(), "--server takes its settings from the client: drop "
                     + String.join(", ", settings) + " here and give them to the --client");
             List<String> outputs = given("--csv", "--hgrm", "--plot");
@@ -278,7 +284,8 @@ public final class PerfCommand implements Callable<Integer> {
                     + " or add --test latency");
         }
         if (!bandwidth) {
-            List<String> unused = given("--bw-size", "--bw-bytes", "--window", "--buffers", "--signal-every");
+            List<String> unused = given("--bw-size", "--bw-bytes", "--window", "--buffers", "--signal-every",
+                    "--bw-warmup");
             require(unused.isEmpty(), String.join(" and ", unused) + verb(unused) + " the bandwidth tests, which "
                     + "--test latency leaves out: drop " + (unused.size() > 1 ? "them" : "it")
                     + " or add --test bandwidth");
@@ -317,6 +324,7 @@ public final class PerfCommand implements Callable<Integer> {
         require(iterations >= 1, "--iterations must be at least 1");
         require(warmup >= 0, "--warmup must not be negative");
         require(bwBytes >= 1, "--bw-bytes must be positive");
+        require(bwWarmup == null || bwWarmup >= 0, "--bw-warmup must not be negative");
         String ia = iaOption.name();
         String kind = memory != null ? memory : PerfSide.isShm(ia) ? "shared" : "native";
         require(kind.equals("native") || kind.equals("shared"), "--memory is native or shared, not " + kind);
@@ -327,7 +335,8 @@ public final class PerfCommand implements Callable<Integer> {
                 + "with an shm IA (--ia shm)");
         return new PerfConfig(ia, connQualOption.value(), latSizes, warmup, iterations, bw, bwBytes, window,
                 timeoutOption.seconds(spec), opSet, testSet,
-                timed ? durationNanos : 0, waitMode, !noVerify, shared, perOp(), signalEvery);
+                timed ? durationNanos : 0, waitMode, !noVerify, shared, perOp(), signalEvery,
+                bwWarmup == null ? -1 : bwWarmup);
     }
 
     /** Whether {@code --buffers per-op} was asked for. */

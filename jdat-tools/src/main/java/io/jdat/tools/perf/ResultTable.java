@@ -176,6 +176,9 @@ final class ResultTable {
             settings.append(String.format(Locale.ROOT, "; bandwidth: %s per test, %d outstanding, an event every %d",
                     config.timed() ? Seconds.format(config.durationNanos()) : Sizes.format(config.bwBytes()),
                     config.window(), config.signalEvery(config.window())));
+            if (config.bwWarmup() >= 0) {
+                settings.append(String.format(Locale.ROOT, " + %,d warm-up transfers", config.bwWarmup()));
+            }
         }
         out.println(settings);
         out.println((config.waitMode() ? "waiting (dat_evd_wait)" : "polling (dat_evd_dequeue)")
@@ -268,6 +271,7 @@ final class ResultTable {
                 .append(",\"iterations\":").append(config.iterations()).append(",\"warmup\":").append(config.warmup())
                 .append(",\"window\":").append(config.window())
                 .append(",\"signal_every\":").append(config.signalEvery(config.window()))
+                .append(",\"bw_warmup\":").append(config.bwWarmup() >= 0 ? Long.toString(config.bwWarmup()) : "null")
                 .append(",\"bw_bytes\":").append(config.bwBytes())
                 .append(",\"duration_s\":").append(config.timed() ? json(config.durationNanos() / 1e9) : "null")
                 .append(",\"tests\":").append(list(config.tests().stream().map(t -> t.label).toList()))

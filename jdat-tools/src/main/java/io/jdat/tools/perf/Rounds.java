@@ -79,7 +79,8 @@ final class Rounds {
 
     /**
      * The rounds of a bandwidth test: a warm-up of an eighth of the count (at least two windows), then
-     * the count; with a duration, a tenth of it as warm-up, then the duration.
+     * the count; with a duration, a tenth of it as warm-up, then the duration. {@code --bw-warmup N} makes the
+     * warm-up N transfers in either case (0: none).
      *
      * @param c    the settings
      * @param size the transfer size
@@ -88,10 +89,12 @@ final class Rounds {
     static Rounds bandwidth(PerfConfig c, long size) {
         long n = c.bwCount(size);
         long w2 = 2L * c.window();
+        long warm = c.bwWarmup();
         if (c.timed()) {
-            return new Rounds(0, Math.max(1, c.durationNanos() / 10), 0, c.durationNanos(), w2);
+            return warm >= 0 ? new Rounds(warm, 0, 0, c.durationNanos(), w2)
+                    : new Rounds(0, Math.max(1, c.durationNanos() / 10), 0, c.durationNanos(), w2);
         }
-        return new Rounds(Math.min(n, Math.max(w2, n / 8)), 0, n, 0, w2);
+        return new Rounds(warm >= 0 ? warm : Math.min(n, Math.max(w2, n / 8)), 0, n, 0, w2);
     }
 
     /**

@@ -180,6 +180,60 @@ class PerfOptionsTest {
         assertTrue(measured >= budget && measured < budget + 10_000_000L, measured + " ns in " + rounds + " rounds");
     }
 
+    /**
+     * A stream warms up with an eighth of its count (at least two windows) unless {@code --bw-warmup} names the
+     * count, 0 included; with a duration the given count replaces the tenth of the time.
+     */
+    @Test
+    void bandwidthWarmUpIsAnEighthUnlessGiven() {
+        PerfConfig eighth = bwConfig(1 << 20, 0, -1); // 1 MiB of 64 B: 16,384 transfers
+        assertEquals(List.of(2048L, 16384L), schedule(Rounds.bandwidth(eighth, 64)));
+        assertEquals(List.of(5000L, 16384L), schedule(Rounds.bandwidth(bwConfig(1 << 20, 0, 5000), 64)));
+        assertEquals(List.of(16384L), schedule(Rounds.bandwidth(bwConfig(1 << 20, 0, 0), 64)));
+        Rounds timed = Rounds.bandwidth(bwConfig(1 << 20, 1_000_000_000L, 300), 64);
+        assertEquals(300, timed.next(0));
+        assertFalse(timed.measuring());
+    }
+
+    private static PerfConfig bwConfig(long bwBytes, long durationNanos, long bwWarmup) {
+        return new PerfConfig("mem", 1, List.of(64L), 10, 100, List.of(64L), bwBytes, 4, 5,
+                java.util.EnumSet.of(PerfOp.RDMA_WRITE), java.util.EnumSet.of(PerfTest.BANDWIDTH), durationNanos,
+                false, true, false, false, 0, bwWarmup);
+    }
+
+    /**
+     * The rounds of a counted schedule: the warm-up as one entry (its rounds summed; the JIT may extend it by
+     * rounds of its size), then the measured rounds.
+     */
+    private static List<Long> schedule(Rounds r) {
+        List<Long> out = new ArrayList<>();
+        long warm = 0;
+        for (long n = r.next(0); n > 0; n = r.next(1)) {
+            if (r.measuring()) {
+                out.add(n);
+            } else {
+                warm = warm == 0 ? n : warm; // a JIT extension repeats the planned size
+            }
+        }
+        if (warm > 0) {
+            out.addFirst(warm);
+        }
+        return out;
+    }
+
+    @Test
+    void bandwidthWarmUpIsInTheHeaderAndTheJson() {
+        ToolRun.Run r = perf("--op", "rdma-write", "--test", "bandwidth", "--bw-size", "16K", "--bw-bytes", "1M",
+                "--window", "4", "--bw-warmup", "1000");
+        assertTrue(r.out().contains("4 outstanding, an event every 1 + 1,000 warm-up transfers"), r.out());
+        ToolRun.Run j = perf("--op", "rdma-write", "--test", "bandwidth", "--bw-size", "16K", "--bw-bytes", "1M",
+                "--window", "4", "--bw-warmup", "0", "--json");
+        assertTrue(j.out().contains("\"bw_warmup\":0,"), j.out());
+        ToolRun.Run d = perf("--op", "rdma-write", "--test", "bandwidth", "--bw-size", "16K", "--bw-bytes", "1M",
+                "--window", "4", "--json");
+        assertTrue(d.out().contains("\"bw_warmup\":null,"), d.out());
+    }
+
     // ------------------------------------------------------------------------------------------ usage errors
 
     static List<List<String>> usageErrors() {
@@ -210,7 +264,10 @@ class PerfOptionsTest {
                 List.of("--buffers", "per-op", "--window", "1024", "needs more than 1 GiB of memory per side"),
                 List.of("--signal-every", "2000", "--signal-every must be 1..1024"),
                 List.of("--test", "latency", "--signal-every", "4", "--signal-every sets the bandwidth tests"),
-                List.of("--server", "--signal-every", "4", "drop --signal-every here"));
+                List.of("--server", "--signal-every", "4", "drop --signal-every here"),
+                List.of("--bw-warmup", "-1", "--bw-warmup must not be negative"),
+                List.of("--test", "latency", "--bw-warmup", "100", "--bw-warmup sets the bandwidth tests"),
+                List.of("--server", "--bw-warmup", "100", "drop --bw-warmup here"));
     }
 
     /** Each user error: exit code 2, one line on stderr that names the problem, no stack trace, no output. */
