@@ -21,9 +21,10 @@
 # (runs of each, the median of the figures is shown; 3), KEEP=1 (leave the VM up), REUSE=1 (use the VM
 # already up, started with --share $PERF_LOG/share), BENCH_LOCK (a file: each perftest and jdat perf run holds it
 # with flock, so that no other benchmark on the host runs at the same time), JIT (the jdat JVMs' compilation modes, a
-# space-separated list, each measured in every run, interleaved: c1 (the default: JOPTS, C1 only) and aot (a JDK 25 AOT
+# space-separated list, each measured in every run, interleaved: c1 (JOPTS, C1 only) and aot (a JDK 25 AOT
 # cache per device, test and side, made in the guest by a training run of the same command lines, then full tiered
-# compilation, C2 included: AOT_JOPTS, AOT_WARMUP, AOT_BW64_WARMUP; see below)), e.g. JIT="c1 aot".
+# compilation, C2 included: AOT_JOPTS, AOT_WARMUP, AOT_BW64_WARMUP; see below); default "c1 aot", both: C2 is what a
+# user on real hardware runs, C1 is the steadier figure under TCG (docs/verbs.md, "Both JITs, twice on both devices").
 set -uo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 cd "$ROOT"
@@ -86,7 +87,7 @@ BW64_WARMUP=${BW64_WARMUP:-50000}
 # The training's warm-up (the profiles only need the paths taken often enough; the runs are the same otherwise).
 AOT_TRAIN_WARMUP=${AOT_TRAIN_WARMUP:-20000}
 AOT_DIR=/tmp/jdat-aot
-read -r -a MODES <<< "${JIT:-c1}"
+read -r -a MODES <<< "${JIT:-c1 aot}"
 for mode in "${MODES[@]}"; do
     case $mode in c1|aot) ;; *) echo "verbs-perf: JIT: c1 or aot, not $mode"; exit 1 ;; esac
 done
