@@ -152,9 +152,9 @@ for DEV in "${DEVICES[@]}"; do
         SP=\$!; for i in \$(seq 1 240); do grep -q listening /tmp/jp-server.log && break; sleep 0.5; done
         $JAVA $(jopts "$mode" "$t" client) $perf --client 10.0.2.15:18515 --csv --no-verify $*; rc=\$?; $end; cat /tmp/jp-server.log >&2; exit \$rc"; }
     # One jdat perf run ($1 mode, $2 test, $3 the output file, $4 the client's options), repeated up to 3 times
-    # while its output lacks a figure (lat: 3 rows, bw: 1): a guest JVM with the full tiered JIT sometimes dies where a method's entry is
-    # being patched (docs/verbs.md, "JVM crashes under TCG"). A failed try's output is kept as FILE.failed-N and
-    # named in crashes.log.
+    # while its output lacks a figure (lat: 3 rows, bw: 1): under TCG a guest JVM with the full tiered JIT now and
+    # then dies where HotSpot patches a C1 method's entry (docs/verbs.md, "Both JITs, twice on both devices"). A
+    # failed try's output is kept as FILE.failed-N and named in crashes.log.
     jdat_try() {
         local mode=$1 t=$2 out=$3 opts=$4 try rows=1
         [ "$t" = lat ] && rows=3
@@ -182,8 +182,8 @@ for DEV in "${DEVICES[@]}"; do
     }
     for mode in "${MODES[@]}"; do
         if [ "$mode" = aot ] && [ "${AOT_TRAIN:-1}" = 1 ]; then
-            # A second training when the first left fewer than 6 caches (one training JVM died once on a SIGTRAP:
-            # docs/verbs.md, "AOT cache and C2").
+            # A second training when the first left fewer than 6 caches (a training JVM that died three times in
+            # jdat_try leaves no cache).
             for try in 1 2; do
                 g "rm -rf $AOT_DIR; mkdir -p $AOT_DIR"
                 jdat_runs train "$try"
