@@ -162,8 +162,7 @@ for DEV in "${DEVICES[@]}"; do
             jdat "$mode" "$t" "$opts" > "$out" 2>&1
             [ "$(grep -cE '^[^,]+,[0-9]+,[0-9]+,' "$out")" -ge "$rows" ] && return 0
             cp "$out" "$out.failed-$try"
-            echo "$(date -u +%T) $out try $try: $(grep -m1 -E 'Problematic frame|^# J |error:' "$out" | tr -s ' ')" \
-                "$(grep -m1 -E '^# J ' "$out")" >> "$LOG/crashes.log"
+            echo "$(date -u +%T) $out try $try: $(grep -m1 -E '^# J |error:' "$out" | tr -s ' ')" >> "$LOG/crashes.log"
         done
     }
     # The three jdat perf runs of mode $1, run $2.

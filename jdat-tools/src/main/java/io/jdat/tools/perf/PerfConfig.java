@@ -63,35 +63,7 @@ record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, in
     PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, long bwSize, long bwBytes,
             int window, int timeoutSeconds) {
         this(iaName, connQual, sizes, warmup, iterations, List.of(bwSize), bwBytes, window, timeoutSeconds,
-                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false, false, 0);
-    }
-
-    /**
-     * The settings with the default bandwidth warm-up ({@code bwWarmup} -1).
-     *
-     * @param iaName         the IA both sides open
-     * @param connQual       the connection qualifier
-     * @param sizes          latency sizes
-     * @param warmup         latency warm-up iterations
-     * @param iterations     latency iterations
-     * @param bwSizes        bandwidth transfer sizes
-     * @param bwBytes        bytes per bandwidth test
-     * @param window         outstanding bandwidth transfers
-     * @param timeoutSeconds the wait limit
-     * @param ops            the operations
-     * @param tests          the tests
-     * @param durationNanos  the duration of each test, or 0
-     * @param waitMode       wait instead of polling
-     * @param verify         check the data
-     * @param sharedMemory   buffers in DAT shared memory
-     * @param perOpBuffers   a buffer per outstanding transfer
-     * @param signalEvery    the completion interval of a stream (0: the default)
-     */
-    PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, List<Long> bwSizes,
-            long bwBytes, int window, int timeoutSeconds, Set<PerfOp> ops, Set<PerfTest> tests, long durationNanos,
-            boolean waitMode, boolean verify, boolean sharedMemory, boolean perOpBuffers, int signalEvery) {
-        this(iaName, connQual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeoutSeconds, ops, tests,
-                durationNanos, waitMode, verify, sharedMemory, perOpBuffers, signalEvery, -1);
+                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false, false, 0, -1);
     }
 
     /** The same settings with another connection qualifier. */

@@ -272,7 +272,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
                 }
             }
             return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeout, ops,
-                    tests, duration, wait, verify, shared, perOp, 0);
+                    tests, duration, wait, verify, shared, perOp, 0, -1); // the server learns each round's count
         } catch (java.nio.BufferUnderflowException e) {
             throw new ToolFailure("server: the client's settings are too short: do both sides run the same jdat "
                     + "version?");

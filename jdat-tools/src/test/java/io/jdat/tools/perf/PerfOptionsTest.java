@@ -469,7 +469,7 @@ class PerfOptionsTest {
                 4, 5);
         PerfConfig unverified = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 10, 100,
                 List.of(64 * 1024L), 1 << 20, 4, 5, EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0,
-                false, false, false, false, 0);
+                false, false, false, false, 0, -1);
         StringWriter out = new StringWriter();
         ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(
                 verified, new ResultTable(new PrintWriter(out), verified), List.of(new CorruptEveryEcho()))));
@@ -643,7 +643,7 @@ class PerfOptionsTest {
     void servingOutlastsTheTimeout() {
         PerfConfig c = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 10, 100, List.of(64 * 1024L),
                 1 << 20, 4, 1, EnumSet.of(PerfOp.RDMA_WRITE), EnumSet.of(PerfTest.BANDWIDTH), 0, false, false, false,
-                false, 0);
+                false, 0, -1);
         StringWriter out = new StringWriter();
         assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c),
                 List.of(new SlowRound())));
