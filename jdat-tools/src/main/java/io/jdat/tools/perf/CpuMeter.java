@@ -31,9 +31,8 @@ final class CpuMeter {
      * @param measure whether the next round is measured (false at the end)
      */
     void round(boolean measure) {
-        if (!measure && !measuring) {
-            return;
-        }
+        // Read at every round, the warm-up's too: the first reading creates ProcessCpu's downcall (generated classes
+        // and JIT work, which must not fall into the measured rounds).
         long now = ProcessCpu.nanos();
         long theirs = sync.peerCpuNanos();
         if (measuring) {

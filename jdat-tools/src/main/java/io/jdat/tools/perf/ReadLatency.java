@@ -7,7 +7,6 @@ import io.jdat.LmrTriplet;
 import io.jdat.RmrTriplet;
 import io.jdat.tools.cli.Sizes;
 import java.lang.foreign.MemorySegment;
-import org.HdrHistogram.Histogram;
 
 /**
  * RDMA Read latency: the client clears its sink, then times one blocking read of the server's pattern
@@ -55,34 +54,40 @@ record ReadLatency(long size) implements Measurement {
         String what = NAME + " " + Sizes.format(size);
         String roundPhase = what + " round";
         String check = "client: " + what;
-        Histogram h = Latency.histogram();
+        Latency samples = new Latency();
         Rounds rounds = Rounds.latency(s.config);
         CpuMeter cpu = new CpuMeter(s.sync);
-        long i = 0;
-        long roundNanos = 0;
-        for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
-                n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
-            boolean measure = rounds.measuring();
-            cpu.round(measure);
-            long r0 = System.nanoTime();
-            for (long end = i + n; i < end; i++) {
+        Poller poller = s.poller;
+        Rounds.Chunk body = (from, to, end) -> {
+            for (long i = from; i < to; i++) {
                 if (verify) {
                     sinkSeg.fill((byte) 0);
                 }
                 long t0 = System.nanoTime();
                 ep.postRdmaRead(1, sinkIov, i, source, CompletionFlags.DEFAULT);
-                s.poller.dto(reqEvd, i, size, what);
+                poller.dto(reqEvd, i, size, what);
                 long t1 = System.nanoTime();
-                Latency.record(h, measure, t1 - t0);
+                samples.record(t1 - t0);
                 if (verify) {
                     Pattern.verify(m, sink, size, SEED, check);
                 }
             }
+        };
+        long i = 0;
+        long roundNanos = 0;
+        for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
+                n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
+            cpu.round(rounds.measuring());
+            if (rounds.firstMeasured()) {
+                samples.restart();
+            }
+            long r0 = System.nanoTime();
+            i = Rounds.run(i, i + n, body);
             roundNanos = System.nanoTime() - r0;
             s.sendEndMark(s.nextMark());
         }
         cpu.round(false);
         s.sync.await(what + " done");
-        return PerfResult.latency(NAME, size, h, 1).withCpu(cpu.nanos());
+        return PerfResult.latency(NAME, size, samples.samples(), 1).withCpu(cpu.nanos());
     }
 }

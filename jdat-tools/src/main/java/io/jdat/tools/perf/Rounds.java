@@ -13,8 +13,52 @@ package io.jdat.tools.perf;
  * {@value #MAX_EXTRA_WARMUP_MILLIS} ms more. On a 2-core machine a compiler thread takes the core one of the two
  * busy-polling threads needs, and the C2 compilations of the data path ran for seconds, into the measured part
  * (issue 18: part of the run-to-run spread of the shm figures). A warm-up of 0 stays 0.
+ *
+ * <p>A round's iterations run in chunks of {@value #CHUNK} ({@link #run}): each measurement's loop body is a method
+ * of its own, called the same way in the warm-up and in the measured rounds, with no branch on the phase inside. A
+ * warm-up of a few thousand iterations calls it hundreds of times, enough for the JIT to compile it as a whole method
+ * (not only on-stack, in the middle of one long loop), so the measured rounds run the code the warm-up compiled.
+ * Before, one loop served every round: C2 compiled it on-stack during the warm-up with the never-taken "record the
+ * sample" branch as an uncommon trap, and the first measured sample threw the whole loop back into the interpreter
+ * (under emulation for seconds, longer than a measured round of a few thousand iterations).
  */
 final class Rounds {
+    /** Iterations (latency) or completions (streams) per call of a measurement's loop body. */
+    static final int CHUNK = 16;
+
+    /**
+     * A measurement's loop body: iterations {@code from} to {@code to - 1} of a round that ends before {@code end}.
+     * It records or counts the same way in every phase.
+     */
+    @FunctionalInterface
+    interface Chunk {
+        /**
+         * Runs the iterations.
+         *
+         * @param from the first iteration
+         * @param to   the iteration after the last of this chunk
+         * @param end  the iteration after the last of the round
+         */
+        void run(long from, long to, long end);
+    }
+
+    /**
+     * Runs iterations {@code from} to {@code end - 1} through {@code body}, {@value #CHUNK} at a time.
+     *
+     * @param from the first iteration
+     * @param end  the iteration after the last
+     * @param body the loop body
+     * @return {@code end}
+     */
+    static long run(long from, long end, Chunk body) {
+        for (long i = from; i < end;) {
+            long to = Math.min(end, i + CHUNK);
+            body.run(i, to, end);
+            i = to;
+        }
+        return end;
+    }
+
     /** The most the warm-up is extended while the JIT compiles. */
     static final long MAX_EXTRA_WARMUP_MILLIS = 3000;
     private static final long MAX_EXTRA_WARMUP_NANOS = MAX_EXTRA_WARMUP_MILLIS * 1_000_000L;
@@ -152,6 +196,14 @@ final class Rounds {
     /** Whether the round {@link #next} returned is measured (not warm-up). */
     boolean measuring() {
         return phase == MEASURE;
+    }
+
+    /**
+     * Whether the round {@link #next} returned is the first measured one: the warm-up's samples, recorded by the same
+     * code, are to be dropped now.
+     */
+    boolean firstMeasured() {
+        return phase == MEASURE && phaseRounds == 1;
     }
 
     /** The next round of the current phase, or 0 when it is over. */

@@ -6,7 +6,6 @@ import io.jdat.EventDispatcher;
 import io.jdat.LmrTriplet;
 import io.jdat.tools.cli.Sizes;
 import java.lang.foreign.MemorySegment;
-import org.HdrHistogram.Histogram;
 
 /**
  * Send/receive ping-pong: the client sends a message carrying the pattern of its iteration number; the
@@ -42,17 +41,11 @@ record SendPingPong(long size) implements Measurement {
         String roundPhase = phase + " round";
         String what = phase + " receive";
         String check = "server: " + what;
-        long i = 0;
-        long n;
-        while ((n = s.sync.learn(roundPhase)) > 0) {
-            long end = i + n;
-            for (long k = i; k < Math.min(i + 2, end); k++) {
-                ep.postRecv(1, slot[(int) (k & 1)], k, CompletionFlags.DEFAULT);
-            }
-            s.sync.await(what + " ready");
-            for (; i < end; i++) {
+        Poller poller = s.poller;
+        Rounds.Chunk body = (from, to, end) -> {
+            for (long i = from; i < to; i++) {
                 int j = (int) (i & 1);
-                s.poller.dto(recvEvd, i, size, what);
+                poller.dto(recvEvd, i, size, what);
                 ep.postSend(1, slot[j], i, CompletionFlags.SUPPRESS);
                 if (verify) {
                     Pattern.verify(m, off[j], size, i, check);
@@ -61,6 +54,16 @@ record SendPingPong(long size) implements Measurement {
                     ep.postRecv(1, slot[j], i + 2, CompletionFlags.DEFAULT);
                 }
             }
+        };
+        long i = 0;
+        long n;
+        while ((n = s.sync.learn(roundPhase)) > 0) {
+            long end = i + n;
+            for (long k = i; k < Math.min(i + 2, end); k++) {
+                ep.postRecv(1, slot[(int) (k & 1)], k, CompletionFlags.DEFAULT);
+            }
+            s.sync.await(what + " ready");
+            i = Rounds.run(i, end, body);
         }
         s.sync.await(what + " done");
     }
@@ -79,36 +82,41 @@ record SendPingPong(long size) implements Measurement {
         String roundPhase = phase + " round";
         String what = phase + " echo";
         String check = "client: " + what;
-        Histogram h = Latency.histogram();
+        Latency samples = new Latency();
         Rounds rounds = Rounds.latency(s.config);
         CpuMeter cpu = new CpuMeter(s.sync);
-        long i = 0;
-        long n;
-        long roundNanos = 0;
-        while ((n = s.sync.decide(roundPhase, rounds.next(roundNanos))) > 0) {
-            boolean measure = rounds.measuring();
-            cpu.round(measure);
-            s.sync.await(phase + " receive ready");
-            long end = i + n;
-            long r0 = System.nanoTime();
-            for (; i < end; i++) {
+        Poller poller = s.poller;
+        Rounds.Chunk body = (from, to, end) -> {
+            for (long i = from; i < to; i++) {
                 if (verify) {
                     Pattern.fill(m, sendOff, size, i);
                 }
                 ep.postRecv(1, recvIov, i, CompletionFlags.DEFAULT);
                 long t0 = System.nanoTime();
                 ep.postSend(1, sendIov, i, CompletionFlags.SUPPRESS);
-                s.poller.dto(recvEvd, i, size, what);
+                poller.dto(recvEvd, i, size, what);
                 long t1 = System.nanoTime();
-                Latency.record(h, measure, t1 - t0);
+                samples.record(t1 - t0);
                 if (verify) {
                     Pattern.verify(m, recvOff, size, i, check);
                 }
             }
+        };
+        long i = 0;
+        long n;
+        long roundNanos = 0;
+        while ((n = s.sync.decide(roundPhase, rounds.next(roundNanos))) > 0) {
+            cpu.round(rounds.measuring());
+            if (rounds.firstMeasured()) {
+                samples.restart();
+            }
+            s.sync.await(phase + " receive ready");
+            long r0 = System.nanoTime();
+            i = Rounds.run(i, i + n, body);
             roundNanos = System.nanoTime() - r0;
         }
         cpu.round(false);
         s.sync.await(phase + " receive done");
-        return PerfResult.latency(NAME, size, h, 2).withCpu(cpu.nanos());
+        return PerfResult.latency(NAME, size, samples.samples(), 2).withCpu(cpu.nanos());
     }
 }

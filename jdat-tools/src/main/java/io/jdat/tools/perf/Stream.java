@@ -162,24 +162,28 @@ record Stream(Kind kind, long size) implements Measurement {
         }
         String recvWhat = what + " receive";
         String check = "server: " + recvWhat;
+        Poller poller = s.poller;
         s.sync.await(what + " ready");
-        for (long k = 0; k < n; k++) {
-            long g = base + k;
-            int r = (int) (k % ring);
-            s.poller.dto(recvEvd, g, size, recvWhat);
-            long off = l.bulk(perOp ? r : 0);
-            if (verify && (k % SAMPLE_EVERY == 0 || k >= n - ring)) {
-                verifySlot(m, off, perOp ? g % w : 0, perOp ? g + 1 : 1, check);
-            } else if (verify) {
-                verifyStamps(m, off, perOp ? g + 1 : 1, check);
+        // Chunks (Rounds.run), so that every round runs the code the warm-up compiled.
+        Rounds.run(0, n, (from, to, end) -> {
+            for (long k = from; k < to; k++) {
+                long g = base + k;
+                int r = (int) (k % ring);
+                poller.dto(recvEvd, g, size, recvWhat);
+                long off = l.bulk(perOp ? r : 0);
+                if (verify && (k % SAMPLE_EVERY == 0 || k >= end - ring)) {
+                    verifySlot(m, off, perOp ? g % w : 0, perOp ? g + 1 : 1, check);
+                } else if (verify) {
+                    verifyStamps(m, off, perOp ? g + 1 : 1, check);
+                }
+                if (k + ring < end) {
+                    ep.postRecv(1, iov[r], g + ring, CompletionFlags.DEFAULT);
+                    int c = (int) (k % CREDIT_WORDS);
+                    m.set(ValueLayout.JAVA_LONG, creditSource(l, c), g + ring + 1);
+                    ep.postRdmaWrite(1, creditSrc[c], g, credit, CompletionFlags.SUPPRESS);
+                }
             }
-            if (k + ring < n) {
-                ep.postRecv(1, iov[r], g + ring, CompletionFlags.DEFAULT);
-                int c = (int) (k % CREDIT_WORDS);
-                m.set(ValueLayout.JAVA_LONG, creditSource(l, c), g + ring + 1);
-                ep.postRdmaWrite(1, creditSrc[c], g, credit, CompletionFlags.SUPPRESS);
-            }
-        }
+        });
     }
 
     @Override
@@ -187,34 +191,16 @@ record Stream(Kind kind, long size) implements Measurement {
         int w = s.config.window();
         boolean perOp = s.config.perOpBuffers();
         boolean verify = s.config.verify();
-        int depth = kind == Kind.READ ? Math.min(w, s.side.readDepth) : w;
-        int every = s.config.signalEvery(depth);
-        // The transfers posted with an event, oldest first (a ring of at most depth): the completions to wait for.
-        long[] signalled = new long[depth + 1];
         MemorySegment m = s.mem();
         BufferLayout l = s.layout;
         Endpoint ep = s.ep();
         EventDispatcher reqEvd = s.side.reqEvd;
-        long[] localOff = new long[w];
-        LmrTriplet[][] iov = new LmrTriplet[w][];
-        for (int j = 0; j < w; j++) {
-            localOff[j] = !perOp ? l.bulk(0) : kind == Kind.READ ? l.bulk(w + j) : l.bulk(j);
-            iov[j] = s.iov(localOff[j], size);
-            if (kind != Kind.READ) {
-                fillSlot(m, localOff[j], perOp ? j : 0, perOp ? 0 : 1);
-            }
-        }
-        RmrTriplet[] remote = new RmrTriplet[w + 1];
-        for (int t = 0; t <= w; t++) {
-            remote[t] = s.remote(l.bulk(perOp ? t : 0), size);
-        }
+        Window win = new Window(s, kind == Kind.READ ? Math.min(w, s.side.readDepth) : w);
         long fenceOff = l.small(PerfSession.CONTROL_SLOT) + PerfSession.FENCE;
         LmrTriplet[] fenceIov = s.iov(fenceOff, 8);
         RmrTriplet fenceSource = s.remote(fenceOff, 8);
-        String what = kind.operation + " " + Sizes.format(size);
+        String what = win.what;
         String roundPhase = what + " round";
-        String check = "client: " + what;
-        String creditWhat = what + " receive credit";
         for (int r = 0; r < CREDIT_ROUNDS; r++) {
             m.set(ValueLayout.JAVA_LONG, creditOffset(l, r), 0);
         }
@@ -228,56 +214,14 @@ record Stream(Kind kind, long size) implements Measurement {
         for (long n = s.sync.decide(roundPhase, rounds.next(0)); n > 0;
                 n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
             cpu.round(rounds.measuring());
-            long creditOff = creditOffset(l, round);
-            long credit = base + Math.min(2L * w + 1, n);
             if (kind == Kind.READ && verify && !perOp) {
                 m.asSlice(l.bulk(0), size).fill((byte) 0);
             }
             s.sync.await(what + " ready");
-            long posted = 0;
-            // Selective signalling, as ib_write_bw's cq_mod: every `every`-th transfer, the last of the round and
-            // one that fills the window are posted with an event, the others SUPPRESSed. A request queue completes
-            // in order, so the event of transfer k says that every transfer up to k completed.
-            long covered = 0; // transfers up to and including the newest one posted with an event
-            int sigHead = 0;
-            int sigTail = 0;
             long t0 = System.nanoTime();
-            for (long done = 0; done < n;) {
-                while (posted < n && posted - done < depth) {
-                    if (kind == Kind.SEND && base + posted >= credit) {
-                        credit = Math.max(credit, Poller.readAcquire(m, creditOff));
-                        if (base + posted >= credit) {
-                            if (covered > done) {
-                                break; // poll a completion meanwhile
-                            }
-                            credit = s.poller.awaitAtLeast(m, creditOff, base + posted + 1, creditWhat);
-                        }
-                    }
-                    boolean event = (posted + 1) % every == 0 || posted + 1 == n || posted + 1 - done == depth;
-                    post(m, ep, localOff, iov, remote, base + posted, perOp,
-                            event ? CompletionFlags.DEFAULT : CompletionFlags.SUPPRESS);
-                    posted++;
-                    if (event) {
-                        covered = posted;
-                        signalled[sigTail] = posted - 1;
-                        sigTail = (sigTail + 1) % signalled.length;
-                    }
-                }
-                long k = signalled[sigHead];
-                sigHead = (sigHead + 1) % signalled.length;
-                s.poller.dto(reqEvd, base + k, size, what);
-                for (; done <= k; done++) {
-                    long g = base + done;
-                    if (kind == Kind.READ && verify) {
-                        long t = perOp ? g % (w + 1) : 0;
-                        long off = localOff[(int) (g % w)];
-                        if (done % SAMPLE_EVERY == 0 || done >= n - w) {
-                            verifySlot(m, off, t, t + 1, check);
-                        } else {
-                            verifyStamps(m, off, t + 1, check);
-                        }
-                    }
-                }
+            win.begin(base, n, creditOffset(l, round), base + Math.min(2L * w + 1, n));
+            while (win.chunk()) {
+                // Rounds.CHUNK completions at a time, the same compiled code in the warm-up and the measured rounds
             }
             if (kind == Kind.WRITE) {
                 // An RDMA Write completes at the initiator once the transport has its bytes (iWARP has no
@@ -301,6 +245,130 @@ record Stream(Kind kind, long size) implements Measurement {
         }
         cpu.round(false);
         return PerfResult.bandwidth(kind.operation, size, measured, measuredNanos).withCpu(cpu.nanos());
+    }
+
+    /**
+     * The client's window over one round at a time: posts while fewer than {@code depth} transfers are outstanding
+     * (a send stream: and the server's credit allows), and reaps the signalled completions. Selective signalling, as
+     * {@code ib_write_bw}'s {@code cq_mod}: every {@code every}-th transfer, the last of the round and one that fills
+     * the window are posted with an event, the others SUPPRESSed. A request queue completes in order, so the event of
+     * transfer k says that every transfer up to k completed. {@link #chunk} is the hot loop, called
+     * {@value Rounds#CHUNK} completions at a time in every round (see {@link Rounds}).
+     */
+    private final class Window {
+        private final MemorySegment m;
+        private final Endpoint ep;
+        private final EventDispatcher reqEvd;
+        private final Poller poller;
+        private final int w;
+        private final int depth;
+        private final int every;
+        private final boolean perOp;
+        private final boolean verify;
+        private final long[] localOff;
+        private final LmrTriplet[][] iov;
+        private final RmrTriplet[] remote;
+        /** The transfers posted with an event, oldest first (a ring of at most depth): the completions to wait for. */
+        private final long[] signalled;
+        final String what;
+        private final String check;
+        private final String creditWhat;
+        // The round: its first transfer, its count, the credit word and the credit known so far.
+        private long base;
+        private long n;
+        private long creditOff;
+        private long credit;
+        private long posted;
+        private long done;
+        /** Transfers up to and including the newest one posted with an event. */
+        private long covered;
+        private int sigHead;
+        private int sigTail;
+
+        Window(PerfSession s, int depth) {
+            this.m = s.mem();
+            this.ep = s.ep();
+            this.reqEvd = s.side.reqEvd;
+            this.poller = s.poller;
+            this.w = s.config.window();
+            this.depth = depth;
+            this.every = s.config.signalEvery(depth);
+            this.perOp = s.config.perOpBuffers();
+            this.verify = s.config.verify();
+            this.signalled = new long[depth + 1];
+            BufferLayout l = s.layout;
+            localOff = new long[w];
+            iov = new LmrTriplet[w][];
+            for (int j = 0; j < w; j++) {
+                localOff[j] = !perOp ? l.bulk(0) : kind == Kind.READ ? l.bulk(w + j) : l.bulk(j);
+                iov[j] = s.iov(localOff[j], size);
+                if (kind != Kind.READ) {
+                    fillSlot(m, localOff[j], perOp ? j : 0, perOp ? 0 : 1);
+                }
+            }
+            remote = new RmrTriplet[w + 1];
+            for (int t = 0; t <= w; t++) {
+                remote[t] = s.remote(l.bulk(perOp ? t : 0), size);
+            }
+            what = kind.operation + " " + Sizes.format(size);
+            check = "client: " + what;
+            creditWhat = what + " receive credit";
+        }
+
+        /** Starts a round of {@code n} transfers from {@code base}; a send stream's credit word and first credit. */
+        void begin(long base, long n, long creditOff, long credit) {
+            this.base = base;
+            this.n = n;
+            this.creditOff = creditOff;
+            this.credit = credit;
+            posted = 0;
+            done = 0;
+            covered = 0;
+            sigHead = 0;
+            sigTail = 0;
+        }
+
+        /** Posts and reaps up to {@value Rounds#CHUNK} signalled completions; false once the round is complete. */
+        boolean chunk() {
+            for (int c = 0; c < Rounds.CHUNK && done < n; c++) {
+                while (posted < n && posted - done < depth) {
+                    if (kind == Kind.SEND && base + posted >= credit) {
+                        credit = Math.max(credit, Poller.readAcquire(m, creditOff));
+                        if (base + posted >= credit) {
+                            if (covered > done) {
+                                break; // poll a completion meanwhile
+                            }
+                            credit = poller.awaitAtLeast(m, creditOff, base + posted + 1, creditWhat);
+                        }
+                    }
+                    boolean event = (posted + 1) % every == 0 || posted + 1 == n || posted + 1 - done == depth;
+                    post(m, ep, localOff, iov, remote, base + posted, perOp,
+                            event ? CompletionFlags.DEFAULT : CompletionFlags.SUPPRESS);
+                    posted++;
+                    if (event) {
+                        covered = posted;
+                        signalled[sigTail] = posted - 1;
+                        sigTail = (sigTail + 1) % signalled.length;
+                    }
+                }
+                long k = signalled[sigHead];
+                sigHead = (sigHead + 1) % signalled.length;
+                poller.dto(reqEvd, base + k, size, what);
+                for (; done <= k; done++) {
+                    long g = base + done;
+                    if (kind == Kind.READ && verify) {
+                        long t = perOp ? g % (w + 1) : 0;
+                        long off = localOff[(int) (g % w)];
+                        if (done % SAMPLE_EVERY == 0 || done >= n - w) {
+                            verifySlot(m, off, t, t + 1, check);
+                        } else {
+                            verifyStamps(m, off, t + 1, check);
+                        }
+                    }
+                }
+            }
+            return done < n;
+        }
     }
 
     /**

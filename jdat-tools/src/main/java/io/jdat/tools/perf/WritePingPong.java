@@ -8,7 +8,6 @@ import io.jdat.RmrTriplet;
 import io.jdat.tools.cli.Sizes;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import org.HdrHistogram.Histogram;
 
 /**
  * RDMA Write ping-pong, like {@code ucx_perftest ucp_put_lat}: the client RDMA-writes a payload whose last
@@ -69,17 +68,21 @@ record WritePingPong(long size) implements Measurement {
         String roundPhase = what + " round";
         String check = "server: " + what;
         m.asSlice(off[0], 2 * s.layout.smallSlot()).fill((byte) 0);
-        long i = 0;
-        for (long n = s.sync.learn(what + " ready"); n > 0; n = s.sync.learn(roundPhase)) {
-            for (long end = i + n; i < end; i++) {
+        Poller poller = s.poller;
+        Rounds.Chunk body = (from, to, end) -> {
+            for (long i = from; i < to; i++) {
                 int j = (int) (i & 1);
                 long seq = i + 1;
-                s.poller.awaitWord(m, off[j] + size - 8, seq, what, s.side.reqEvd);
+                poller.awaitWord(m, off[j] + size - 8, seq, what, s.side.reqEvd);
                 post(s, local[j], i, peer[j], what);
                 if (verify) {
                     Pattern.verifyEventually(m, off[j], size - 8, seq, GRACE_NANOS, check);
                 }
             }
+        };
+        long i = 0;
+        for (long n = s.sync.learn(what + " ready"); n > 0; n = s.sync.learn(roundPhase)) {
+            i = Rounds.run(i, i + n, body);
         }
         s.sync.await(what + " done");
     }
@@ -96,19 +99,13 @@ record WritePingPong(long size) implements Measurement {
         String roundPhase = what + " round";
         String echo = what + " echo";
         String check = "client: " + echo;
-        Histogram h = Latency.histogram();
+        Latency samples = new Latency();
         Rounds rounds = Rounds.latency(s.config);
         CpuMeter cpu = new CpuMeter(s.sync);
         m.asSlice(off[0], 2 * s.layout.smallSlot()).fill((byte) 0);
-        long i = 0;
-        long roundNanos = 0;
-        // The "ready" barrier (both sides' slots are clear) carries the first round.
-        for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
-                n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
-            boolean measure = rounds.measuring();
-            cpu.round(measure);
-            long r0 = System.nanoTime();
-            for (long end = i + n; i < end; i++) {
+        Poller poller = s.poller;
+        Rounds.Chunk body = (from, to, end) -> {
+            for (long i = from; i < to; i++) {
                 int j = (int) (i & 1);
                 long seq = i + 1;
                 if (verify) {
@@ -117,17 +114,29 @@ record WritePingPong(long size) implements Measurement {
                 m.set(ValueLayout.JAVA_LONG, src + size - 8, seq);
                 long t0 = System.nanoTime();
                 post(s, srcIov, i, peer[j], echo);
-                s.poller.awaitWord(m, off[j] + size - 8, seq, echo, s.side.reqEvd);
+                poller.awaitWord(m, off[j] + size - 8, seq, echo, s.side.reqEvd);
                 long t1 = System.nanoTime();
-                Latency.record(h, measure, t1 - t0);
+                samples.record(t1 - t0);
                 if (verify) {
                     Pattern.verifyEventually(m, off[j], size - 8, seq, GRACE_NANOS, check);
                 }
             }
+        };
+        long i = 0;
+        long roundNanos = 0;
+        // The "ready" barrier (both sides' slots are clear) carries the first round.
+        for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
+                n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
+            cpu.round(rounds.measuring());
+            if (rounds.firstMeasured()) {
+                samples.restart();
+            }
+            long r0 = System.nanoTime();
+            i = Rounds.run(i, i + n, body);
             roundNanos = System.nanoTime() - r0;
         }
         cpu.round(false);
         s.sync.await(what + " done");
-        return PerfResult.latency(NAME, size, h, 2).withCpu(cpu.nanos());
+        return PerfResult.latency(NAME, size, samples.samples(), 2).withCpu(cpu.nanos());
     }
 }

@@ -61,6 +61,22 @@ class PerfCommandTest {
         assertTrue(Pattern.compile(regex).matcher(out).find(), "no row '" + op + " " + size + "' in:\n" + out);
     }
 
+    /**
+     * The warm-up records its samples with the same code as the measured rounds (Rounds: one compiled loop body for
+     * both) and drops them when the measured rounds begin: every latency row counts the measured iterations only.
+     */
+    @Test
+    void latencyRowsCountOnlyTheMeasuredIterations() {
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "-n", "100", "--warmup", "300",
+                "--test", "lat", "--conn-qual", qual(), "--json"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        String json = r.out().strip();
+        for (String op : List.of("send/recv ping-pong", "RDMA write ping-pong", "RDMA read")) {
+            assertTrue(json.contains("{\"operation\":\"" + op + "\",\"size\":64,\"count\":100,"), op + ": " + json);
+        }
+        assertEquals(3, json.split("\"operation\"", -1).length - 1, json);
+    }
+
     @Test
     void countersOptionPrintsBothIasCounters() {
         Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "-n", "100", "--warmup", "0",

@@ -157,6 +157,46 @@ class PerfOptionsTest {
         assertTrue(none.measuring());
     }
 
+    /** Only the first measured round is marked as such (the warm-up's samples are dropped there). */
+    @Test
+    void firstMeasuredIsTheFirstRoundAfterTheWarmUp() {
+        Rounds counted = new Rounds(20, 0, 1000, 0, 256, () -> -1);
+        counted.next(0);
+        assertFalse(counted.firstMeasured());
+        counted.next(1);
+        assertTrue(counted.measuring() && counted.firstMeasured());
+        Rounds timed = new Rounds(20, 0, 0, 1_000_000_000L, 256, () -> -1);
+        timed.next(0);
+        assertFalse(timed.firstMeasured());
+        int first = 0;
+        int measured = 0;
+        for (long n = timed.next(1000); n > 0; n = timed.next(n * 1000)) {
+            measured++;
+            first += timed.firstMeasured() ? 1 : 0;
+        }
+        assertTrue(measured > 1, measured + " rounds");
+        assertEquals(1, first);
+    }
+
+    /** A round runs in consecutive chunks of at most Rounds.CHUNK iterations that cover it exactly, in order. */
+    @Test
+    void roundsRunInChunksThatCoverTheRound() {
+        List<long[]> calls = new ArrayList<>();
+        assertEquals(45, Rounds.run(5, 45, (from, to, end) -> calls.add(new long[] {from, to, end})));
+        long next = 5;
+        for (long[] c : calls) {
+            assertEquals(next, c[0]);
+            assertTrue(c[1] > c[0] && c[1] - c[0] <= Rounds.CHUNK, c[0] + ".." + c[1]);
+            assertEquals(45, c[2]);
+            next = c[1];
+        }
+        assertEquals(45, next);
+        assertEquals((40 + Rounds.CHUNK - 1) / Rounds.CHUNK, calls.size());
+        calls.clear();
+        assertEquals(7, Rounds.run(7, 7, (from, to, end) -> calls.add(new long[] {from, to, end})));
+        assertTrue(calls.isEmpty());
+    }
+
     /** A timed schedule ends at the budget; a counted one is warm-up, count, end. */
     @Test
     void roundsFollowTheCountOrFillTheDuration() {
