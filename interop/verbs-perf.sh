@@ -21,10 +21,11 @@
 # (runs of each, the median of the figures is shown; 3), KEEP=1 (leave the VM up), REUSE=1 (use the VM
 # already up, started with --share $PERF_LOG/share), BENCH_LOCK (a file: each perftest and jdat perf run holds it
 # with flock, so that no other benchmark on the host runs at the same time), JIT (the jdat JVMs' compilation modes, a
-# space-separated list, each measured in every run, interleaved: c1 (JOPTS, C1 only) and aot (a JDK 25 AOT
-# cache per device, test and side, made in the guest by a training run of the same command lines, then full tiered
-# compilation, C2 included: AOT_JOPTS, AOT_WARMUP, AOT_BW64_WARMUP; see below); default "c1 aot", both: C2 is what a
-# user on real hardware runs, C1 is the steadier figure under TCG (docs/verbs.md, "Both JITs, twice on both devices").
+# space-separated list, each measured in every run, interleaved: c1 (JOPTS, C1 only), c2 (C2 only, no tiers:
+# C2_JOPTS, C2_WARMUP, C2_BW64_WARMUP; see below) and aot (a JDK 25 AOT cache per device, test and side, made in the
+# guest by a training run of the same command lines, then full tiered compilation, C2 included: AOT_JOPTS, AOT_WARMUP,
+# AOT_BW64_WARMUP; see below); default "c1 aot": C2 is what a user on real hardware runs, C1 is the steadier figure
+# under TCG (docs/verbs.md, "Both JITs, twice on both devices").
 set -uo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 cd "$ROOT"
@@ -84,12 +85,17 @@ AOT_BW64_WARMUP=${AOT_BW64_WARMUP:-300000}
 # The 64 B stream's warm-up with C1 (--bw-warmup): a few seconds of transfers, so that C1's compilations and the
 # first GCs are over before the measured 5,000-20,000.
 BW64_WARMUP=${BW64_WARMUP:-50000}
+# JIT=c2: C2 alone (-XX:-TieredCompilation): the interpreter profiles, C2 compiles; no C1 code whose entry HotSpot
+# patches (the guest crashes of the tiered JIT, docs/verbs.md) and no training. Its warm-ups are the AOT cache's.
+C2_JOPTS=${C2_JOPTS--Djdat.jmx=false -XX:-TieredCompilation}
+C2_WARMUP=${C2_WARMUP:-100000}
+C2_BW64_WARMUP=${C2_BW64_WARMUP:-300000}
 # The training's warm-up (the profiles only need the paths taken often enough; the runs are the same otherwise).
 AOT_TRAIN_WARMUP=${AOT_TRAIN_WARMUP:-20000}
 AOT_DIR=/tmp/jdat-aot
 read -r -a MODES <<< "${JIT:-c1 aot}"
 for mode in "${MODES[@]}"; do
-    case $mode in c1|aot) ;; *) echo "verbs-perf: JIT: c1 or aot, not $mode"; exit 1 ;; esac
+    case $mode in c1|c2|aot) ;; *) echo "verbs-perf: JIT: c1, c2 or aot, not $mode"; exit 1 ;; esac
 done
 
 # perftest: $1 program, $2 size, $3 iterations, $4 the run; prints the median latency (t_typical, us) or the
@@ -135,6 +141,7 @@ for DEV in "${DEVICES[@]}"; do
     jopts() {
         case $1 in
             c1) echo "$JOPTS" ;;
+            c2) echo "$C2_JOPTS" ;;
             aot) echo "$AOT_JOPTS -XX:AOTCache=$AOT_DIR/$DEV-$2-$3.aot -XX:AOTMode=on" ;;
             train) echo "$AOT_JOPTS -XX:AOTCacheOutput=$AOT_DIR/$DEV-$2-$3.aot" ;;
         esac
@@ -169,6 +176,7 @@ for DEV in "${DEVICES[@]}"; do
     jdat_runs() {
         local mode=$1 run=$2 warm=$WARMUP tag=$1 bw64warm="--bw-warmup $BW64_WARMUP"
         case $mode in aot) warm=$AOT_WARMUP; bw64warm="--bw-warmup $AOT_BW64_WARMUP" ;;
+            c2) warm=$C2_WARMUP; bw64warm="--bw-warmup $C2_BW64_WARMUP" ;;
             train) warm=$AOT_TRAIN_WARMUP; tag=aot-training; bw64warm="" ;; esac
         echo "$(date -u +%T) $DEV $tag run $run: guest $(g uptime | sed 's/.*load/load/'); host $(uptime | sed 's/.*load/load/')" >> "$LOG/load.log"
         jdat_try "$mode" lat "$LOG/$DEV-jdat-$tag-lat-$run.csv" "--op send,write,read --test lat --sizes 64 -n $LAT_N --warmup $warm"
