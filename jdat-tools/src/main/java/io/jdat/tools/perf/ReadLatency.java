@@ -77,13 +77,8 @@ record ReadLatency(long size) implements Measurement {
         long roundNanos = 0;
         for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
                 n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
-            cpu.round(rounds.measuring());
-            if (rounds.firstMeasured()) {
-                samples.restart();
-            }
-            long r0 = System.nanoTime();
-            i = Rounds.run(i, i + n, body);
-            roundNanos = System.nanoTime() - r0;
+            roundNanos = samples.round(rounds, cpu, i, n, body);
+            i += n;
             s.sendEndMark(s.nextMark());
         }
         cpu.round(false);

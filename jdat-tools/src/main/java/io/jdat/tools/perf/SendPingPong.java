@@ -106,14 +106,9 @@ record SendPingPong(long size) implements Measurement {
         long n;
         long roundNanos = 0;
         while ((n = s.sync.decide(roundPhase, rounds.next(roundNanos))) > 0) {
-            cpu.round(rounds.measuring());
-            if (rounds.firstMeasured()) {
-                samples.restart();
-            }
             s.sync.await(phase + " receive ready");
-            long r0 = System.nanoTime();
-            i = Rounds.run(i, i + n, body);
-            roundNanos = System.nanoTime() - r0;
+            roundNanos = samples.round(rounds, cpu, i, n, body);
+            i += n;
         }
         cpu.round(false);
         s.sync.await(phase + " receive done");

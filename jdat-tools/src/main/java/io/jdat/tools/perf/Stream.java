@@ -219,7 +219,7 @@ record Stream(Kind kind, long size) implements Measurement {
             }
             s.sync.await(what + " ready");
             long t0 = System.nanoTime();
-            win.begin(base, n, creditOffset(l, round), base + Math.min(2L * w + 1, n));
+            win.begin(base, n, creditOffset(l, round));
             while (win.chunk()) {
                 // Rounds.CHUNK completions at a time, the same compiled code in the warm-up and the measured rounds
             }
@@ -315,12 +315,15 @@ record Stream(Kind kind, long size) implements Measurement {
             creditWhat = what + " receive credit";
         }
 
-        /** Starts a round of {@code n} transfers from {@code base}; a send stream's credit word and first credit. */
-        void begin(long base, long n, long creditOff, long credit) {
+        /**
+         * Starts a round of {@code n} transfers from {@code base}, with a send stream's credit word for the round. The
+         * first credit is the server's ring of receives, posted before the round's "ready" barrier.
+         */
+        void begin(long base, long n, long creditOff) {
             this.base = base;
             this.n = n;
             this.creditOff = creditOff;
-            this.credit = credit;
+            this.credit = base + Math.min(2L * w + 1, n);
             posted = 0;
             done = 0;
             covered = 0;

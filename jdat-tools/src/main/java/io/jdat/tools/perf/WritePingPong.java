@@ -127,13 +127,8 @@ record WritePingPong(long size) implements Measurement {
         // The "ready" barrier (both sides' slots are clear) carries the first round.
         for (long n = s.sync.decide(what + " ready", rounds.next(0)); n > 0;
                 n = s.sync.decide(roundPhase, rounds.next(roundNanos))) {
-            cpu.round(rounds.measuring());
-            if (rounds.firstMeasured()) {
-                samples.restart();
-            }
-            long r0 = System.nanoTime();
-            i = Rounds.run(i, i + n, body);
-            roundNanos = System.nanoTime() - r0;
+            roundNanos = samples.round(rounds, cpu, i, n, body);
+            i += n;
         }
         cpu.round(false);
         s.sync.await(what + " done");
