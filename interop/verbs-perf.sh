@@ -10,8 +10,10 @@
 # bandwidth). Both measure the same thing:
 # the same iteration count, one buffer pair, busy polling, no data verification (--no-verify), send and write
 # latency as RTT/2 and read latency as the whole read, bandwidth with WINDOW transfers outstanding (perftest -t).
-# jdat perf also runs a warm-up (WARMUP iterations, the JIT's), perftest none. Prints one table per device with
-# the ratio jdat/perftest (latency: lower is better, goal <= 1.1; bandwidth: higher is better, goal >= 0.95).
+# The server of the one-sided tests (read latency, write streams) spins, as perftest's do with -R (they busy-poll
+# the rdma_cm control connection's CQ in rdma_read_keys until the client's end). SERVER_IDLE=park (jdat perf
+# --server-idle park) measures jdat with a passive server instead: not like for like with perftest -R, whose
+# spinning server takes CPU from the client and the device's kernel work on the guest's two vCPUs.
 # Under qemu TCG every figure is emulated and noisy: only the ratio means anything, and even it is rough on a
 # loaded host. Each ping-pong side busy-polls, so the guest gets two vCPUs (PERF_SMP; with one, both sides and
 # the kernel's soft device share a CPU and the scheduler's time slices dominate).
@@ -37,6 +39,7 @@ WARMUP=${WARMUP:-$LAT_N}
 BW_N=${BW_N:-400}
 BW64_N=${BW64_N:-20000}
 WINDOW=${WINDOW:-16}
+SERVER_IDLE=${SERVER_IDLE:-spin}
 # ib_write_bw signals one work request in its cq_mod (100, at most -t): jdat perf's streams do the same with it
 SIGNAL_EVERY=${SIGNAL_EVERY:-$(( WINDOW < 100 ? WINDOW : 100 ))}
 REPEAT=${REPEAT:-3}
@@ -157,7 +160,7 @@ for DEV in "${DEVICES[@]}"; do
         [ "$mode" = train ] && end="for i in \$(seq 1 600); do kill -0 \$SP 2> /dev/null || break; sleep 0.5; done; kill \$SP 2> /dev/null"
         m "cd /mnt/host && ulimit -l unlimited && rm -f /tmp/jp-server.log; $JAVA $(jopts "$mode" "$t" server) $perf --server --conn-qual 18515 > /tmp/jp-server.log 2>&1 &
         SP=\$!; for i in \$(seq 1 240); do grep -q listening /tmp/jp-server.log && break; sleep 0.5; done
-        $JAVA $(jopts "$mode" "$t" client) $perf --client 10.0.2.15:18515 --csv --no-verify $*; rc=\$?; $end; cat /tmp/jp-server.log >&2; exit \$rc"; }
+        $JAVA $(jopts "$mode" "$t" client) $perf --client 10.0.2.15:18515 --csv --no-verify --server-idle $SERVER_IDLE $*; rc=\$?; $end; cat /tmp/jp-server.log >&2; exit \$rc"; }
     # One jdat perf run ($1 mode, $2 test, $3 the output file, $4 the client's options), repeated up to 3 times
     # while its output lacks a figure (lat: 3 rows, bw: 1): under TCG a guest JVM with the full tiered JIT now and
     # then dies where HotSpot patches a C1 method's entry (docs/verbs.md, "Both JITs, twice on both devices"). A

@@ -126,6 +126,15 @@ public final class PerfCommand implements Callable<Integer> {
             + "instead of busy-polling. The RDMA write ping-pong watches memory either way.")
     private boolean waitMode;
 
+    @Option(names = "--server-idle", paramLabel = "MODE", defaultValue = "spin",
+            description = "How the server waits in the one-sided tests (RDMA Read latency, RDMA Write and Read "
+                    + "streams), where it has nothing to do until the client's end mark: spin (dequeue its request EVD "
+                    + "without pause, as ucx_perftest's responder and perftest's servers with -R do; a software transport "
+                    + "may place the transfers on that thread: the default) or park (look about every millisecond: a "
+                    + "passive target, as perftest's servers without -R, which block in a socket read). On two cores a "
+                    + "spinning server takes CPU from the client and from a software RDMA device (rxe, siw).")
+    private String serverIdle;
+
     @Option(names = "--no-verify", description = "Do not write or check data patterns (verification is on by "
             + "default: sequence stamps and payload patterns of every transfer).")
     private boolean noVerify;
@@ -192,7 +201,7 @@ public final class PerfCommand implements Callable<Integer> {
         if (twoProcess.server()) {
             List<String> settings = given("--op", "--test", "--sizes", "--iterations", "--duration", "--warmup",
                     "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory", "--buffers",
-                    "--signal-every", "--bw-warmup");
+                    "--signal-every", "--bw-warmup", "--server-idle");
             require(settings.isEmpty(), "--server takes its settings from the client: drop "
                     + String.join(", ", settings) + " here and give them to the --client");
             List<String> outputs = given("--csv", "--hgrm", "--plot");
@@ -331,12 +340,14 @@ public final class PerfCommand implements Callable<Integer> {
         require(buffers.equals("one") || buffers.equals("per-op"), "--buffers is one (a buffer pair, the default) "
                 + "or per-op (a buffer per outstanding transfer), not " + buffers);
         boolean shared = kind.equals("shared");
+        require(serverIdle.equals("spin") || serverIdle.equals("park"), "--server-idle is spin (the default) or park,"
+                + " not " + serverIdle);
         require(!shared || PerfSide.isShm(ia), "--memory shared is DAT shared memory of the shm provider: use it "
                 + "with an shm IA (--ia shm)");
         return new PerfConfig(ia, connQualOption.value(), latSizes, warmup, iterations, bw, bwBytes, window,
                 timeoutOption.seconds(spec), opSet, testSet,
                 timed ? durationNanos : 0, waitMode, !noVerify, shared, perOp(), signalEvery,
-                bwWarmup == null ? -1 : bwWarmup);
+                bwWarmup == null ? -1 : bwWarmup, serverIdle.equals("park"));
     }
 
     /** Whether {@code --buffers per-op} was asked for. */

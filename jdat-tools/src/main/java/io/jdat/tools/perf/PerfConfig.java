@@ -33,11 +33,16 @@ import java.util.Set;
  *                       {@link #signalEvery(int)}
  * @param bwWarmup       untimed transfers before each bandwidth test ({@code --bw-warmup}); -1: the default,
  *                       an eighth of the count (at least two windows), or a tenth of the duration when timed
+ * @param serverParks    the server of a one-sided test (RDMA Read latency, RDMA Write and Read streams), which has
+ *                       nothing to do but wait for the client's end mark, parks between its looks ({@code
+ *                       --server-idle park}: a passive target, as perftest's servers without {@code -R}, which block
+ *                       in a socket read) instead of busy-polling (as {@code ucx_perftest}'s responder and perftest's
+ *                       servers with {@code -R} do: the default)
  */
 record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, List<Long> bwSizes,
         long bwBytes, int window, int timeoutSeconds, Set<PerfOp> ops, Set<PerfTest> tests, long durationNanos,
         boolean waitMode, boolean verify, boolean sharedMemory, boolean perOpBuffers,
-        int signalEvery, long bwWarmup) {
+        int signalEvery, long bwWarmup, boolean serverParks) {
     /** Immutable collections; the sets keep the enum order. */
     PerfConfig {
         sizes = List.copyOf(sizes);
@@ -63,13 +68,13 @@ record PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, in
     PerfConfig(String iaName, long connQual, List<Long> sizes, int warmup, int iterations, long bwSize, long bwBytes,
             int window, int timeoutSeconds) {
         this(iaName, connQual, sizes, warmup, iterations, List.of(bwSize), bwBytes, window, timeoutSeconds,
-                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false, false, 0, -1);
+                EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0, false, true, false, false, 0, -1, false);
     }
 
     /** The same settings with another connection qualifier. */
     PerfConfig withConnQual(long qual) {
         return new PerfConfig(iaName, qual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeoutSeconds, ops,
-                tests, durationNanos, waitMode, verify, sharedMemory, perOpBuffers, signalEvery, bwWarmup);
+                tests, durationNanos, waitMode, verify, sharedMemory, perOpBuffers, signalEvery, bwWarmup, serverParks);
     }
 
     /** perftest's {@code cq_mod} default ({@code ib_write_bw}: a completion every 100 work requests at most). */

@@ -212,7 +212,8 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
         b.putInt(c.warmup()).putInt(c.iterations()).putLong(c.bwBytes()).putInt(c.window())
                 .putInt(c.timeoutSeconds()).putInt(ops).putInt(tests).putLong(c.durationNanos())
                 .put((byte) (c.waitMode() ? 1 : 0)).put((byte) (c.verify() ? 1 : 0))
-                .put((byte) (c.sharedMemory() ? 1 : 0)).put((byte) (c.perOpBuffers() ? 1 : 0));
+                .put((byte) (c.sharedMemory() ? 1 : 0)).put((byte) (c.perOpBuffers() ? 1 : 0))
+                .put((byte) (c.serverParks() ? 1 : 0));
         send(b.array(), b.position());
     }
 
@@ -259,6 +260,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
             boolean verify = b.get() != 0;
             boolean shared = b.get() != 0;
             boolean perOp = b.get() != 0;
+            boolean serverParks = b.get() != 0; // an older client's settings end with zeros here: polling
             java.util.EnumSet<PerfOp> ops = java.util.EnumSet.noneOf(PerfOp.class);
             for (PerfOp op : PerfOp.values()) {
                 if ((opsMask & 1 << op.ordinal()) != 0) {
@@ -272,7 +274,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
                 }
             }
             return new PerfConfig(iaName, connQual, sizes, warmup, iterations, bwSizes, bwBytes, window, timeout, ops,
-                    tests, duration, wait, verify, shared, perOp, 0, -1); // the server learns each round's count
+                    tests, duration, wait, verify, shared, perOp, 0, -1, serverParks); // it learns each round's count
         } catch (java.nio.BufferUnderflowException e) {
             throw new ToolFailure("server: the client's settings are too short: do both sides run the same jdat "
                     + "version?");

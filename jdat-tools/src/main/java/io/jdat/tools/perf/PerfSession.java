@@ -85,13 +85,14 @@ final class PerfSession {
      * The server's side of a round it serves, polling as {@code ucx_perftest}'s and {@code fi_pingpong}'s responders
      * do: dequeues its request EVD (where nothing is expected: that is what lets a software transport place the
      * client's transfers on this thread) until the client's end mark {@code mark} arrives, however long the round
-     * takes (the client's own waits are bounded; its failure aborts this one).
+     * takes (the client's own waits are bounded; its failure aborts this one). With {@code --server-idle park}
+     * ({@link PerfConfig#serverParks()}) it parks between its looks: a passive target.
      *
      * @param mark the value of {@link #nextMark()}
      * @param what the measurement, for messages
      */
     void serveUntilMark(long mark, String what) {
-        poller.serveUntil(side.mem, endMarkOffset(), mark, what + " (serving)", side.reqEvd);
+        poller.serveUntil(side.mem, endMarkOffset(), mark, what + " (serving)", side.reqEvd, config.serverParks());
     }
 
     /** This side's registered memory. */

@@ -9,6 +9,7 @@ import io.jdat.tools.session.CompletionText;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Waits for one side of a perf run: busy-polls Event Dispatchers with {@link EventDispatcher#dequeue} (or,
@@ -26,6 +27,12 @@ final class Poller {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final int CHECK_EVERY = 1024;
     private static final int BLOCK_SLICE_MICROS = 100_000;
+    /** A parking server's looks without a pause before it parks ({@link #serveUntil}). */
+    static final int PARK_AFTER_LOOKS = 1_000;
+    /** A parking server's pause between looks, µs. */
+    static final int PARK_MICROS = 1_000;
+    /** A parking server looks whether the other side failed every this many looks (about a tenth of a second). */
+    private static final int PARKED_CHECK_EVERY = 100;
 
     private final DatEvent event = new DatEvent();
     private final Sync sync;
@@ -171,22 +178,37 @@ final class Poller {
      * but with no time limit of its own, like a phase barrier: a round may take longer than the timeout while the
      * client is making progress; the client's waits are bounded, and its failure aborts this wait.
      *
+     * <p>With {@code park} the server leaves its CPU to the others: after {@value #PARK_AFTER_LOOKS} looks it parks
+     * {@value #PARK_MICROS} µs between looks ({@code jdat perf --server-idle park}), as a passive target does
+     * nothing while one-sided operations reach it (perftest's servers of one-sided tests block in a socket read
+     * without {@code -R}; with {@code -R} they busy-poll the rdma_cm control connection's CQ). On a two-core
+     * machine with a software RDMA device (rxe, siw), a third busy thread beside the client's poll and the device's
+     * kernel work costs a stream about a third of its rate (measured with {@code ib_write_bw} and a shell busy loop
+     * in the siw-vm guest: docs/verbs.md).
+     *
      * @param seg      the memory
      * @param offset   the word's offset (8-byte aligned)
      * @param expected the awaited value
      * @param what     the operation, for messages
      * @param quiet    an EVD on which nothing is expected (an event there is a failure)
+     * @param park     park between looks once the first ones found nothing
      * @throws ToolFailure on an event on {@code quiet}
      * @throws io.jdat.tools.cli.Aborted when the other side failed
      */
-    void serveUntil(MemorySegment seg, long offset, long expected, String what, EventDispatcher quiet) {
-        long spins = 0;
+    void serveUntil(MemorySegment seg, long offset, long expected, String what, EventDispatcher quiet, boolean park) {
+        long looks = 0;
         while ((long) LONG.getAcquire(seg, offset) != expected) {
             if (quiet.dequeue(event)) {
                 throw new ToolFailure(side + ": " + what + ": unexpected " + event.eventNumber() + " "
                         + CompletionText.statusName(event.status()) + " (cookie " + event.userCookie() + ")");
             }
-            if (++spins % CHECK_EVERY == 0) {
+            looks++;
+            if (park && looks > PARK_AFTER_LOOKS) {
+                LockSupport.parkNanos(PARK_MICROS * 1000L);
+                if (looks % PARKED_CHECK_EVERY == 0) {
+                    sync.checkAborted();
+                }
+            } else if (looks % CHECK_EVERY == 0) {
                 Thread.yield();
                 sync.checkAborted();
             }

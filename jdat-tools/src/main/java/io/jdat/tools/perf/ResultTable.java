@@ -280,7 +280,7 @@ final class ResultTable {
                 .append(",\"verified\":").append(config.verify())
                 .append(",\"memory\":").append(config.sharedMemory() ? "\"shared\"" : "\"native\"")
                 .append(",\"buffers\":").append(Json.str(buffers(config)))
-                .append(",\"serving_side\":\"polls\"")
+                .append(",\"serving_side\":").append(config.serverParks() ? "\"parks\"" : "\"polls\"")
                 .append(",\"results\":[");
         for (int i = 0; i < rows.size(); i++) {
             PerfResult r = rows.get(i);
@@ -337,7 +337,8 @@ final class ResultTable {
                 ? "streams: a buffer per outstanding transfer (--buffers per-op, out of cache)"
                 : "streams: one buffer pair, reused by every transfer (as ucx_perftest and fi_pingpong; --buffers "
                         + "per-op for one per outstanding transfer)")
-                + "; the serving side polls (as their responders do)";
+                + (c.serverParks() ? "; the serving side parks in the one-sided tests (--server-idle park: a passive "
+                        + "target)" : "; the serving side polls (as their responders do)");
     }
 
     /** The {@code completions} value of the CSV and JSON output. */

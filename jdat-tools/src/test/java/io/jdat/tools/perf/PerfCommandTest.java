@@ -139,6 +139,28 @@ class PerfCommandTest {
         assertEquals(0, Registry.openCount("tcp"));
     }
 
+    /** Issue 17: {@code --server-idle} is the client's setting and reaches the server with the others. */
+    @Test
+    void serverIdleTravelsToTheServer() throws Exception {
+        String port = ToolRun.qual("tcp");
+        java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CompletableFuture<PerfConfig> server = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, a -> listening.countDown()));
+        assertTrue(listening.await(30, java.util.concurrent.TimeUnit.SECONDS), "the server did not listen");
+        Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "--ia", "tcp", "--client",
+                "127.0.0.1:" + port, "-n", "200", "--warmup", "20", "--op", "read,write", "--sizes", "64",
+                "--bw-size", "64K", "--bw-bytes", "1M", "--window", "4", "--server-idle", "park"));
+        assertEquals(0, r.exitCode(), () -> r.out() + r.err());
+        assertRow(r.out(), "RDMA read", "64 B", false);
+        assertRow(r.out(), "RDMA write stream", "64 KiB", true);
+        PerfConfig served = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> server.get());
+        assertTrue(served.serverParks(), "the server parks as the client asked");
+        Run refused = jdat("perf", "--ia", "tcp", "--server", "--server-idle", "park");
+        assertEquals(2, refused.exitCode(), refused.out() + refused.err());
+        assertTrue(refused.err().contains("--server takes its settings from the client: drop --server-idle"),
+                refused.err());
+    }
+
     @Test
     void serverAndClientInTwoRolesOverShm() throws Exception {
         long qual = 31000 + (ProcessHandle.current().pid() % 1000);

@@ -238,7 +238,7 @@ class PerfOptionsTest {
     private static PerfConfig bwConfig(long bwBytes, long durationNanos, long bwWarmup) {
         return new PerfConfig("mem", 1, List.of(64L), 10, 100, List.of(64L), bwBytes, 4, 5,
                 java.util.EnumSet.of(PerfOp.RDMA_WRITE), java.util.EnumSet.of(PerfTest.BANDWIDTH), durationNanos,
-                false, true, false, false, 0, bwWarmup);
+                false, true, false, false, 0, bwWarmup, false);
     }
 
     /**
@@ -509,7 +509,7 @@ class PerfOptionsTest {
                 4, 5);
         PerfConfig unverified = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 10, 100,
                 List.of(64 * 1024L), 1 << 20, 4, 5, EnumSet.allOf(PerfOp.class), EnumSet.allOf(PerfTest.class), 0,
-                false, false, false, false, 0, -1);
+                false, false, false, false, 0, -1, false);
         StringWriter out = new StringWriter();
         ToolFailure f = assertThrows(ToolFailure.class, () -> assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(
                 verified, new ResultTable(new PrintWriter(out), verified), List.of(new CorruptEveryEcho()))));
@@ -683,7 +683,7 @@ class PerfOptionsTest {
     void servingOutlastsTheTimeout() {
         PerfConfig c = new PerfConfig("mem", QUALS.getAndAdd(2), List.of(64L), 10, 100, List.of(64 * 1024L),
                 1 << 20, 4, 1, EnumSet.of(PerfOp.RDMA_WRITE), EnumSet.of(PerfTest.BANDWIDTH), 0, false, false, false,
-                false, 0, -1);
+                false, 0, -1, false);
         StringWriter out = new StringWriter();
         assertTimeoutPreemptively(LIMIT, () -> PerfRun.run(c, new ResultTable(new PrintWriter(out), c),
                 List.of(new SlowRound())));
@@ -708,6 +708,58 @@ class PerfOptionsTest {
             s.sync.await("verified");
             s.sync.decide("round", 0);
             return PerfResult.bandwidth(real.operation(), real.size(), 1, 1);
+        }
+    }
+
+    /**
+     * Issue 17: {@code --server-idle park} makes the server of the one-sided tests (RDMA Read latency, RDMA Write and
+     * Read streams) park between its looks (a passive target), and every row still completes verified (on
+     * mem the client's transfers need no thread of the server's; on shm and tcp neither); the settings say so in
+     * the table and the JSON. Anything but spin or park is a usage error.
+     */
+    @ParameterizedTest(name = "--ia {0}")
+    @CsvSource({"mem", "shm", "tcp"})
+    void serverIdleParkRunsTheOneSidedTestsVerified(String ia) {
+        ToolRun.Run r = perf(with(SHORT, "--ia", ia, "--server-idle", "park", "--op", "write,read", "--sizes", "64",
+                "--bw-size", "16K").toArray(String[]::new));
+        assertEquals(List.of("RDMA write ping-pong 64 B", "RDMA read 64 B", "RDMA write stream 16 KiB",
+                "RDMA read stream 16 KiB"), rows(r.out()), r.out());
+        assertTrue(r.out().contains("the serving side parks in the one-sided tests (--server-idle park: a passive "
+                + "target)"), r.out());
+        assertTrue(r.out().contains("Every transfer was verified"), r.out());
+        ToolRun.Run j = perf("--ia", ia, "--server-idle", "park", "--op", "read", "--test", "bw", "--bw-size", "16K",
+                "--bw-bytes", "256K", "--window", "4", "--json");
+        assertTrue(j.out().contains("\"serving_side\":\"parks\""), j.out());
+        ToolRun.Run bad = jdat("perf", "--server-idle", "sleep");
+        assertEquals(2, bad.exitCode(), bad.out() + bad.err());
+        assertTrue(bad.err().contains("--server-idle is spin (the default) or park, not sleep"), bad.err());
+    }
+
+    /**
+     * The parking server's wait ({@link Poller#serveUntil} with {@code park}) leaves the CPU: its thread is seen
+     * parked while the word is not there, and it returns once the word is written; the spinning one is never seen
+     * parked.
+     */
+    @ParameterizedTest(name = "park {0}")
+    @CsvSource({"true", "false"})
+    void parkingServerParksUntilTheMark(boolean park) throws Exception {
+        try (InterfaceAdapter ia = InterfaceAdapter.open("mem", 16, null);
+                java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+            EventDispatcher evd = EventDispatcher.create(ia, 8, null, EvdFlags.DTO);
+            MemorySegment word = arena.allocate(8, 8);
+            Poller poller = new Poller("server", new Sync(), 2_000_000_000L);
+            Thread server = Thread.ofPlatform().start(() -> poller.serveUntil(word, 0, 7, "test", evd, park));
+            boolean seenParked = false;
+            long end = System.nanoTime() + 1_000_000_000L;
+            while (System.nanoTime() < end && !(seenParked && park)) {
+                seenParked |= server.getState() == Thread.State.TIMED_WAITING;
+                Thread.sleep(1);
+            }
+            assertEquals(park, seenParked, "the serving thread parked");
+            assertTrue(server.isAlive(), "it returned before the mark");
+            word.set(ValueLayout.JAVA_LONG, 0, 7);
+            server.join(10_000);
+            assertFalse(server.isAlive(), "the mark did not end the wait");
         }
     }
 
