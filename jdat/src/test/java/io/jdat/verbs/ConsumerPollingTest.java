@@ -17,9 +17,9 @@ class ConsumerPollingTest {
     private static final long T0 = 123_456_789_000L;
 
     @Test
-    @DisplayName("a consumer descheduled for a few ms still polls: the CQs stay with it for the default 50 ms grace")
+    @DisplayName("a consumer descheduled for a few ms still polls: the CQs stay with it for the grace (50 ms here)")
     void descheduledPollerKeepsTheCqs() {
-        ConsumerPolling c = new ConsumerPolling(ConsumerPolling.DEFAULT_GRACE_MICROS);
+        ConsumerPolling c = new ConsumerPolling(50_000);
         assertFalse(c.polling(T0), "nobody polled yet");
         c.polled();
         assertTrue(c.polling(T0), "the progress thread sees the poll");
@@ -83,15 +83,17 @@ class ConsumerPollingTest {
     @Test
     @DisplayName("jdat.verbs.pollerGraceMicros: µs from 0 to 10 s; the default for none, negative or garbage")
     void property() {
-        assertEquals(50_000, ConsumerPolling.graceMicros(null));
+        assertEquals(200_000, ConsumerPolling.graceMicros(null));
         assertEquals(1000, ConsumerPolling.graceMicros("1000"));
         assertEquals(0, ConsumerPolling.graceMicros(" 0 "));
-        assertEquals(50_000, ConsumerPolling.graceMicros("-1"));
-        assertEquals(50_000, ConsumerPolling.graceMicros("50ms"));
+        assertEquals(200_000, ConsumerPolling.graceMicros("-1"));
+        assertEquals(200_000, ConsumerPolling.graceMicros("50ms"));
         assertEquals(10_000_000, ConsumerPolling.graceMicros("99999999999"));
         assertEquals(25, new ConsumerPolling(50_000).checkMillis, "half the grace");
         assertEquals(10, new ConsumerPolling(1000).checkMillis, "at least 10 ms");
         assertEquals(100, new ConsumerPolling(10_000_000).checkMillis, "at most 100 ms");
+        assertEquals(100, new ConsumerPolling(ConsumerPolling.DEFAULT_GRACE_MICROS).checkMillis,
+                "by default the busy poller's thread looks ten times a second");
         assertFalse(new ConsumerPolling(50_000).polling(T0), "nobody polled");
     }
 }
