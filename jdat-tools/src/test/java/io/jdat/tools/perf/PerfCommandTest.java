@@ -115,13 +115,19 @@ class PerfCommandTest {
         assertEquals(9, json.split("\"operation\"", -1).length - 1, json);
     }
 
-    @Test
-    void serverAndClientInTwoRolesOverTcp() throws Exception {
-        String port = ToolRun.qual("tcp");
+    /** A {@code jdat perf --server} on tcp in this JVM, listening on {@code port} when this returns. */
+    private static java.util.concurrent.CompletableFuture<PerfConfig> tcpServer(String port) throws Exception {
         java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CompletableFuture<PerfConfig> server = java.util.concurrent.CompletableFuture.supplyAsync(
                 () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, a -> listening.countDown()));
         assertTrue(listening.await(30, java.util.concurrent.TimeUnit.SECONDS), "the server did not listen");
+        return server;
+    }
+
+    @Test
+    void serverAndClientInTwoRolesOverTcp() throws Exception {
+        String port = ToolRun.qual("tcp");
+        java.util.concurrent.CompletableFuture<PerfConfig> server = tcpServer(port);
         Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "--ia", "tcp", "--client",
                 "127.0.0.1:" + port, "-n", "200", "--warmup", "20", "--sizes", "64,1K", "--bw-size", "64K",
                 "--bw-bytes", "1M", "--window", "4", "--counters"));
@@ -143,10 +149,7 @@ class PerfCommandTest {
     @Test
     void serverIdleTravelsToTheServer() throws Exception {
         String port = ToolRun.qual("tcp");
-        java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CompletableFuture<PerfConfig> server = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> PerfRun.runServer("tcp", Long.parseLong(port), 10, 30, a -> listening.countDown()));
-        assertTrue(listening.await(30, java.util.concurrent.TimeUnit.SECONDS), "the server did not listen");
+        java.util.concurrent.CompletableFuture<PerfConfig> server = tcpServer(port);
         Run r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> jdat("perf", "--ia", "tcp", "--client",
                 "127.0.0.1:" + port, "-n", "200", "--warmup", "20", "--op", "read,write", "--sizes", "64",
                 "--bw-size", "64K", "--bw-bytes", "1M", "--window", "4", "--server-idle", "park"));
