@@ -260,7 +260,7 @@ final class PerfControl implements Sync.Barrier, AutoCloseable {
             boolean verify = b.get() != 0;
             boolean shared = b.get() != 0;
             boolean perOp = b.get() != 0;
-            boolean serverParks = b.get() != 0; // an older client's settings end with zeros here: polling
+            boolean serverParks = b.hasRemaining() && b.get() != 0; // an older client's settings end before it: spin
             java.util.EnumSet<PerfOp> ops = java.util.EnumSet.noneOf(PerfOp.class);
             for (PerfOp op : PerfOp.values()) {
                 if ((opsMask & 1 << op.ordinal()) != 0) {
