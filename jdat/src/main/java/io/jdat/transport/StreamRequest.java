@@ -36,13 +36,25 @@ public abstract class StreamRequest<T extends IaTransport<?, ?>, L extends Trans
 
     /**
      * Joins the transport's {@link IaTransport#incoming} requests and runs the handshake on a virtual thread.
+     * A handshake that ends in an {@link Error} (a class that cannot be loaded while the fds are exhausted, an
+     * {@link OutOfMemoryError}...) drops a request nobody answered yet at once, so that the requester hears the
+     * closed stream now instead of waiting out its timeout; the error still ends the thread.
      *
      * @param threadName the thread's name
      * @param handshake  reads and checks the request, then offers it to the listener's handler
      */
     public final void launch(String threadName, Runnable handshake) {
         transport.incoming.add(this);
-        Thread.ofVirtual().name(threadName).start(handshake);
+        Thread.ofVirtual().name(threadName).start(() -> {
+            try {
+                handshake.run();
+            } catch (Error e) {
+                if (claimAnswer()) {
+                    abort();
+                }
+                throw e;
+            }
+        });
     }
 
     /** Leaves the transport's {@link IaTransport#incoming} requests: {@code dat_ia_close} no longer drops it. */
