@@ -107,6 +107,28 @@ class ListenerFailureTest {
             }
         }
 
+        /**
+         * Waits until the child's last {@code FDS n} line (one it printed before this call included) says fewer
+         * than {@code limit} open fds.
+         */
+        void awaitFdsBelow(int limit, Duration timeout) throws InterruptedException {
+            Pattern p = Pattern.compile("^FDS (\\d+)$");
+            long n = -1;
+            for (String l : seen) {
+                Matcher m = p.matcher(l);
+                n = m.find() ? Long.parseLong(m.group(1)) : l.startsWith("FDS ") ? -1 : n;
+            }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (n < 0 || n >= limit) {
+                Matcher m = tryAwait("^FDS (\\d+|none.*)$", Duration.ofNanos(deadline - System.nanoTime()));
+                if (m == null) {
+                    throw new AssertionError("the child's open fds did not fall below " + limit + " within "
+                            + timeout + " (last count " + n + ")");
+                }
+                n = Character.isDigit(m.group(1).charAt(0)) ? Long.parseLong(m.group(1)) : -1;
+            }
+        }
+
         @Override
         public void close() throws InterruptedException {
             process.destroyForcibly();
@@ -123,7 +145,8 @@ class ListenerFailureTest {
         String cp = Path.of(InterfaceAdapter.class.getProtectionDomain().getCodeSource().getLocation().toURI())
                 + File.pathSeparator
                 + Path.of(ListenerServerMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        return LimitedChild.command(NOFILE, unprivileged, cp, ListenerServerMain.class.getName(), library, params);
+        return LimitedChild.command(NOFILE, unprivileged, cp, "-Djdat." + library + ".trace=true",
+                ListenerServerMain.class.getName(), library, params);
     }
 
     @Test
@@ -162,6 +185,7 @@ class ListenerFailureTest {
                     s.close();
                 }
             }
+            child.awaitFdsBelow(NOFILE / 4, WAIT); // as in the shm case below
             try (Pair p = new Pair(TcpTesting.LO, null, 16)) {
                 p.client.ep.connect(server, port, 20_000_000, 0, null, Qos.BEST_EFFORT, 0);
                 DatEvent e = new DatEvent();
@@ -173,6 +197,17 @@ class ListenerFailureTest {
             checkTrace(child, failed, async);
         }
     }
+
+    private static void restore(String key, String value) {
+        if (value == null) {
+            System.clearProperty(key);
+        } else {
+            System.setProperty(key, value);
+        }
+    }
+
+    /** The first line of a java.util.logging record: "Nov 27, 2026 9:40:31 PM io.jdat... log". */
+    private static final Pattern LOG_HEADER = Pattern.compile("^[A-Z][a-z]{2} \\d+, \\d{4} ");
 
     private static final String ACCEPT_FAILED = "accept failed \\(java.io.IOException: Too many open files\\)";
     private static final String ASYNC = "^ASYNC (\\S+) handle=(\\S+) reason=(\\d+) psp=(\\w+)";
@@ -236,19 +271,38 @@ class ListenerFailureTest {
                 }
             }
             // A Unix socket's full backlog refuses at once (NON_PEER_REJECTED, CON-08) where TCP's makes the
-            // client retry: connect once the listener works through its backlog again, retrying as a client would.
+            // client retry: connect once the listener works through its backlog again, retrying as a client would
+            // for up to 30 s (a CI run once saw five attempts a second apart all refused; the child traces its
+            // side and prints its open fds, so that a failure says why).
             child.tryAwait("accepting again after \\d+ failed accepts", Duration.ofSeconds(15));
+            // The idle requests' passive sides close as they read EOF; a request read while the fds are still
+            // exhausted can fail to load a class from the class directories for good (a jar's classes need no fd).
+            child.awaitFdsBelow(NOFILE / 4, WAIT);
+            String trace = System.setProperty("jdat.shm.trace", "true"); // the client's side of a failure, too
             try (Pair p = new Pair(ShmTesting.SHM, null, 16)) {
+                restore("jdat.shm.trace", trace);
                 SocketAddress to = UnixDomainSocketAddress.of(dir);
                 DatEvent e = new DatEvent();
-                for (int attempt = 0; attempt < 5; attempt++) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                int attempts = 0;
+                do {
+                    if (attempts++ > 0) {
+                        p.client.ep.reset();
+                        Thread.sleep(1_000);
+                    }
                     p.client.ep.connect(to, qual, 20_000_000, 0, null, Qos.BEST_EFFORT, 0);
                     assertTrue(p.client.connEvd.waitFor(25_000_000, 1, e), "no connection event within 25 s");
-                    if (e.eventNumber() != EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED) {
-                        break;
-                    }
-                    p.client.ep.reset();
-                    Thread.sleep(1_000);
+                } while (e.eventNumber() == EventNumber.CONNECTION_EVENT_NON_PEER_REJECTED
+                        && System.nanoTime() < deadline);
+                if (e.eventNumber() != EventNumber.CONNECTION_EVENT_ESTABLISHED) {
+                    child.tryAwait("^$never", Duration.ofSeconds(1)); // what the child printed meanwhile
+                    throw new AssertionError("a later client is served: " + attempts + " attempts in 30 s ended "
+                            + e.eventNumber() + "; the child printed (idle requests' EOFs left out):\n"
+                            + String.join("\n", child.seen.stream()
+                                    .filter(l -> !l.contains("request dropped: java.io.EOFException")
+                                            && !l.contains("accept failed: java.io.IOException")
+                                            && !LOG_HEADER.matcher(l).find())
+                                    .toList()));
                 }
                 assertEquals(EventNumber.CONNECTION_EVENT_ESTABLISHED, e.eventNumber(), "a later client is served");
                 child.await("^SERVED");

@@ -10,7 +10,8 @@ import java.nio.file.Path;
  * child may not read the test's other jars).
  *
  * <p>Prints {@code ID uid=U nofile=N}, {@code READY qual=Q address=A}, then {@code ASYNC <event>
- * handle=<type> reason=R psp=<true|false>} per async event and {@code SERVED} per accepted request.
+ * handle=<type> reason=R psp=<true|false>} per async event, {@code SERVED} per accepted request, and
+ * {@code FDS n} (its open file descriptors) each half second in which the count changed.
  */
 public final class ListenerServerMain {
     private ListenerServerMain() {
@@ -43,6 +44,7 @@ public final class ListenerServerMain {
                 }
             }
         });
+        Thread.ofPlatform().daemon().name("fd-watch").start(ListenerServerMain::watchFds);
         System.out.println("READY qual=" + psp.connQual() + " address="
                 + ia.query(IaAttr.FIELD_ALL, 0).iaAttr().iaAddress());
         DatEvent e = new DatEvent();
@@ -51,6 +53,28 @@ public final class ListenerServerMain {
                 Endpoint ep = Endpoint.create(ia, pz, dtoEvd, dtoEvd, connEvd, null);
                 e.cr().accept(ep, 0, null);
                 System.out.println("SERVED");
+            }
+        }
+    }
+
+    /** Prints {@code FDS n} when the number of open fds changed, looking every 500 ms (a look needs an fd). */
+    private static void watchFds() {
+        long last = -1;
+        while (true) {
+            long n;
+            try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+                n = fds.count() - 1; // not the listing's own
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                n = -2; // no fd left to look with
+            }
+            if (n != last) {
+                System.out.println("FDS " + (n == -2 ? "none free to count with" : n));
+                last = n;
+            }
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                return;
             }
         }
     }
