@@ -55,6 +55,7 @@ final class ResultTable {
     private final String micro;
     private final boolean counters;
     private final boolean json;
+    private ClockCost clock;
     private final boolean csv;
     private final Outputs outputs;
     private final Progress progress;
@@ -171,6 +172,7 @@ final class ResultTable {
                             Seconds.format(config.durationNanos()), config.warmup())
                     : String.format(Locale.ROOT, "; latency: %,d iterations + %,d warm-up", config.iterations(),
                             config.warmup()));
+            settings.append("; ").append(clock().describe(micro)); // about one reading falls in each sample
         }
         if (config.bandwidth()) {
             settings.append(String.format(Locale.ROOT, "; bandwidth: %s per test, %d outstanding, an event every %d",
@@ -281,6 +283,8 @@ final class ResultTable {
                 .append(",\"memory\":").append(config.sharedMemory() ? "\"shared\"" : "\"native\"")
                 .append(",\"buffers\":").append(Json.str(buffers(config)))
                 .append(",\"serving_side\":").append(config.serverParks() ? "\"parks\"" : "\"polls\"")
+                .append(",\"clock_ns_per_reading\":").append(json(clock().nanosPerReading()))
+                .append(",\"clock_source\":").append(clock().source() == null ? "null" : Json.str(clock().source()))
                 .append(",\"results\":[");
         for (int i = 0; i < rows.size(); i++) {
             PerfResult r = rows.get(i);
@@ -339,6 +343,14 @@ final class ResultTable {
                         + "per-op for one per outstanding transfer)")
                 + (c.serverParks() ? "; the serving side parks in the one-sided tests (--server-idle park: a passive "
                         + "target)" : "; the serving side polls (as their responders do)");
+    }
+
+    /** {@return the clock's cost, measured once, when the header or the JSON object first needs it} */
+    private ClockCost clock() {
+        if (clock == null) {
+            clock = ClockCost.measure();
+        }
+        return clock;
     }
 
     /** The {@code completions} value of the CSV and JSON output. */

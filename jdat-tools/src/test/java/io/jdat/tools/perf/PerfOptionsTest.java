@@ -730,6 +730,8 @@ class PerfOptionsTest {
         ToolRun.Run j = perf("--ia", ia, "--server-idle", "park", "--op", "read", "--test", "bw", "--bw-size", "16K",
                 "--bw-bytes", "256K", "--window", "4", "--json");
         assertTrue(j.out().contains("\"serving_side\":\"parks\""), j.out());
+        assertTrue(j.out().matches("(?s).*\"clock_ns_per_reading\":\\d+\\.\\d{3},\"clock_source\":(null|\"[^\"]+\").*"),
+                j.out());
         ToolRun.Run bad = jdat("perf", "--server-idle", "sleep");
         assertEquals(2, bad.exitCode(), bad.out() + bad.err());
         assertTrue(bad.err().contains("--server-idle is spin (the default) or park, not sleep"), bad.err());

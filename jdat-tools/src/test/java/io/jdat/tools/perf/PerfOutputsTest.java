@@ -85,6 +85,12 @@ class PerfOutputsTest {
         PerfCommandTest.assertRow(r.out(), "send stream", "64 KiB", true);
         assertTrue(r.out().contains("msg/s: messages per second, 1/avg for latency rows"), r.out());
         assertTrue(r.out().contains("CPU time of both sides' processes (every thread) per message"), r.out());
+        // The clock's cost per reading, which each latency sample holds about once, and the kernel's clock source.
+        String source = ClockCost.source(Path.of("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("JDK .*; latency: 200 iterations \\+ 0 warm-up; clock: "
+                + "\\d+\\.\\d\\d (µ|u)s a reading"
+                + (source == null ? "" : " \\(clock source " + java.util.regex.Pattern.quote(source) + "\\)")
+                + "; bandwidth: .*")), r.out());
     }
 
     @Test
