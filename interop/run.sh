@@ -134,13 +134,14 @@ siw_trailer_bug() {
     done < <(g "dmesg | grep 'siw: crc error' | tail -n +$((${CRC_MARK:-0} + 1))" 2> /dev/null)
     return 1
 }
-# Runs one case ("$@": its function and arguments); once more when it failed only by siw_trailer_bug.
+# Runs one case ("$@": its function and arguments); once more when it failed only by siw_trailer_bug, or (jdat's
+# dtest client) when only the guest's dtest did not exit.
 run_case() {
     RETRY=0 RETRIED=0 RETRIED_WHY=
     CRC_MARK=$(g "dmesg | grep -c 'siw: crc error'; true" 2> /dev/null | tr -cd 0-9)
     "$@"
     if [ $RETRY = 1 ]; then
-        RETRIED=1 RETRIED_WHY="the first met siw's split-trailer CRC bug"
+        RETRIED=1 RETRIED_WHY=${RETRIED_WHY:-"the first met siw's split-trailer CRC bug"}
         "$@"
     fi
     RETRY=0 RETRIED=0 RETRIED_WHY=
@@ -270,6 +271,16 @@ dtest_jdat_client() {
             && read_head_ok "$log.dapl" SERVER "client RDMA read data..." "server RDMA write data..." \
             && grep -q "Message PingPong: (100 x $size)" "$log.dapl"; then
         pass "$name"
+    elif [ $RETRIED = 0 ] && [ $rc = 0 ] && [ -z "$grc" ] && grep -q "^jdat dtest client: PASSED" "$log.jdat"; then
+        # jdat verified every phase and disconnected, and the guest's dtest had not exited a minute later (seen
+        # once in CI, 2026-11-27, after many passing runs; its log ended mid-line in the ping-pong: stdio's
+        # buffer). Keep both logs and what the guest can say of it, then run the case once more: it must pass whole.
+        cp "$log.jdat" "$log.jdat.first"; cp "$log.dapl" "$log.dapl.first"
+        g "p=\$(pgrep -x dtest | head -1); echo pid \$p; cat /proc/\$p/wchan; echo; cat /proc/\$p/stack;
+           ls -l /proc/\$p/task; dmesg | tail -30" > "$log.hang" 2>&1
+        g "pkill -x dtest; true" > /dev/null 2>&1
+        RETRY=1 RETRIED_WHY="the first time the guest's dtest had not exited a minute after jdat's client passed"
+        say "RETRY $name: jdat's client passed, the guest's dtest had not exited 60 s later (its state: $log.hang)"
     else
         fail "$name" "jdat exit $rc ($(tail -1 "$log.jdat")), guest dtest exit ${grc:-none}: $(grep -m1 -E 'Test Complete|rror' "$log.dapl") (logs: $log.*)"
         g "pkill -x dtest; true" > /dev/null 2>&1
