@@ -19,17 +19,21 @@ record ClockCost(double nanosPerReading, String source) {
     private static final Path CURRENT = Path.of("/sys/devices/system/clocksource/clocksource0/current_clocksource");
     private static final int ROUNDS = 5;
     private static final int READINGS = 2_000;
+    /** Where the readings' sum goes, so that the JIT keeps them. */
+    private static volatile long sink;
 
     /** {@return the clock as measured now}: the median of {@value #ROUNDS} rounds of {@value #READINGS} readings */
     static ClockCost measure() {
         double[] perReading = new double[ROUNDS];
-        long sink = 0;
         for (int r = 0; r < ROUNDS; r++) {
+            long sum = 0;
             long start = System.nanoTime();
             for (int i = 0; i < READINGS; i++) {
-                sink += System.nanoTime();
+                sum += System.nanoTime();
             }
-            perReading[r] = (double) (System.nanoTime() - start + (sink & 1)) / (READINGS + 1);
+            long end = System.nanoTime();
+            sink = sum;
+            perReading[r] = (double) (end - start) / (READINGS + 1); // the readings and the end's
         }
         java.util.Arrays.sort(perReading);
         return new ClockCost(perReading[ROUNDS / 2], source(CURRENT));

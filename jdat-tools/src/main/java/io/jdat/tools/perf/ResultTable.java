@@ -55,7 +55,6 @@ final class ResultTable {
     private final String micro;
     private final boolean counters;
     private final boolean json;
-    private ClockCost clock;
     private final boolean csv;
     private final Outputs outputs;
     private final Progress progress;
@@ -63,6 +62,8 @@ final class ResultTable {
     private final java.util.List<PerfResult> rows = new java.util.ArrayList<>();
     private final java.util.List<String> countLines = new java.util.ArrayList<>();
     private String provider = "";
+    /** What a clock reading costs: measured once, by the header or the JSON object, whichever comes first. */
+    private ClockCost clock;
     private String address = "";
 
     /**
