@@ -39,7 +39,8 @@ record ClockCost(double nanosPerReading, String source) {
         return new ClockCost(perReading[ROUNDS / 2], source(CURRENT));
     }
 
-    /** {@return the first line of {@code file}, trimmed, or null when it cannot be read} */
+    /** {@return what {@code file} holds (the kernel writes one word and a newline), trimmed; null when it cannot be
+     * read or holds nothing} */
     static String source(Path file) {
         try {
             String s = Files.readString(file).strip();
