@@ -23,6 +23,11 @@
 # and the kernel's own timekeeping pay it, perftest's rdtsc does not, and no RDMA host runs on an HPET. With tsc the
 # guest boots with tsc=reliable clocksource=tsc (the siw-vm kernel command line, repeated here with them added), as
 # a NIC's host clocks; the clock source is checked after the boot and printed with the table.
+# PIN ("S C", e.g. "0 1"; default empty: unpinned): both tools' servers on guest CPU S and clients on CPU C, perftest
+# under taskset (the whole one-thread process), jdat perf with --cpu (its measuring thread, once connected; the JIT,
+# GC and the library's threads keep both vCPUs), as ucx_perftest -c. Where the scheduler puts the two busy pollers
+# moves perftest's own read latency between about 29 and 45 us on rxe (docs/verbs.md): pinned, both tools get the
+# same placement in every run.
 # Needs jdat-tools/target/jdat-tools.jar (./jdat.sh build), or JAR=another build of it. Environment: SIW_VM, SIW_VM_NAME (default
 # jdat-verbs-perf), PERF_LOG (default target/verbs-perf), LAT_N (latency iterations, 5000), BW_N (1 MiB writes,
 # 400), BW64_N (64 B writes, 20000), WARMUP (jdat's latency warm-up iterations, LAT_N), BW64_WARMUP (jdat's 64 B stream warm-up transfers, 50000), WINDOW (16), SIGNAL_EVERY (a stream's completion interval: ib_write_bw's cq_mod, min(100, WINDOW)), JOPTS (JVM options, see below), REPEAT
@@ -46,6 +51,14 @@ BW_N=${BW_N:-400}
 BW64_N=${BW64_N:-20000}
 WINDOW=${WINDOW:-16}
 SERVER_IDLE=${SERVER_IDLE:-spin}
+read -r -a PINS <<< "${PIN:-}"
+PT_SERVER="" PT_CLIENT="" JD_SERVER="" JD_CLIENT="" PLACEMENT="unpinned"
+if [ "${#PINS[@]}" -gt 0 ]; then
+    [ "${#PINS[@]}" = 2 ] && [[ "${PINS[0]}${PINS[1]}" =~ ^[0-9]+$ ]] || { echo "verbs-perf: PIN: two CPUs, e.g. \"0 1\""; exit 1; }
+    PT_SERVER="taskset -c ${PINS[0]}" PT_CLIENT="taskset -c ${PINS[1]}"
+    JD_SERVER="--cpu ${PINS[0]}" JD_CLIENT="--cpu ${PINS[1]}"
+    PLACEMENT="servers on CPU ${PINS[0]}, clients on CPU ${PINS[1]} (perftest under taskset, jdat perf --cpu)"
+fi
 GUEST_CLOCK=${GUEST_CLOCK:-tsc}
 case $GUEST_CLOCK in tsc|hpet) ;; *) echo "verbs-perf: GUEST_CLOCK: tsc or hpet, not $GUEST_CLOCK"; exit 1 ;; esac
 # ib_write_bw signals one work request in its cq_mod (100, at most -t): jdat perf's streams do the same with it
@@ -128,8 +141,8 @@ perftest() {
     case $prog in *_bw) extra="-t $WINDOW" ;; esac
     for try in 1 2 3; do
         port=$((18600 + RANDOM % 200))
-        m "$prog -R -F -d $DEV -s $size -n $n $extra -p $port > /tmp/pt-server.log 2>&1 &
-            sleep 3; $prog -R -F -d $DEV -s $size -n $n $extra -p $port 10.0.2.15" > "$log" 2>&1
+        m "$PT_SERVER $prog -R -F -d $DEV -s $size -n $n $extra -p $port > /tmp/pt-server.log 2>&1 &
+            sleep 3; $PT_CLIENT $prog -R -F -d $DEV -s $size -n $n $extra -p $port 10.0.2.15" > "$log" 2>&1
         g "pkill -x $prog; cat /tmp/pt-server.log" > "$log.server" 2>&1
         case $prog in
             *_bw) v=$(awk -v s="$size" '$1 == s && NF >= 4 && $4 ~ /^[0-9.]+$/ { v = $4 * 1.048576 }
@@ -175,9 +188,9 @@ for DEV in "${DEVICES[@]}"; do
         local end="sleep 1; kill \$SP 2> /dev/null"
         shift 2
         [ "$mode" = train ] && end="for i in \$(seq 1 600); do kill -0 \$SP 2> /dev/null || break; sleep 0.5; done; kill \$SP 2> /dev/null"
-        m "cd /mnt/host && ulimit -l unlimited && rm -f /tmp/jp-server.log; $JAVA $(jopts "$mode" "$t" server) $perf --server --conn-qual 18515 > /tmp/jp-server.log 2>&1 &
+        m "cd /mnt/host && ulimit -l unlimited && rm -f /tmp/jp-server.log; $JAVA $(jopts "$mode" "$t" server) $perf --server --conn-qual 18515 $JD_SERVER > /tmp/jp-server.log 2>&1 &
         SP=\$!; for i in \$(seq 1 240); do grep -q listening /tmp/jp-server.log && break; sleep 0.5; done
-        $JAVA $(jopts "$mode" "$t" client) $perf --client 10.0.2.15:18515 --csv --no-verify --server-idle $SERVER_IDLE $*; rc=\$?; $end; cat /tmp/jp-server.log >&2; exit \$rc"; }
+        $JAVA $(jopts "$mode" "$t" client) $perf --client 10.0.2.15:18515 --csv --no-verify --server-idle $SERVER_IDLE $JD_CLIENT $*; rc=\$?; $end; cat /tmp/jp-server.log >&2; exit \$rc"; }
     # One jdat perf run ($1 mode, $2 test, $3 the output file, $4 the client's options), repeated up to 3 times
     # while its output lacks a figure (lat: 3 rows, bw: 1): under TCG a guest JVM with the full tiered JIT now and
     # then dies where HotSpot patches a C1 method's entry (docs/verbs.md, "Both JITs, twice on both devices"). A
@@ -239,7 +252,7 @@ for DEV in "${DEVICES[@]}"; do
     done
     echo
     echo "$DEV (qemu TCG, emulated: only the ratio means anything; median of $REPEAT runs; guest clock $CLOCK;"\
-        "logs in $LOG)"
+        "$PLACEMENT; logs in $LOG)"
     hdr="| %-30s | %-8s | %-24s"; row=("test" "size" "perftest (runs)"); sep=(--- --- ---)
     for mode in "${MODES[@]}"; do hdr+=" | %-24s | %-5s"; row+=("jdat $mode (runs)" ratio); sep+=(--- ---); done
     # shellcheck disable=SC2059

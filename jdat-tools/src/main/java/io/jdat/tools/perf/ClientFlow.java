@@ -18,11 +18,15 @@ final class ClientFlow implements Runnable {
     private final BufferLayout layout;
     private final List<Measurement> plan;
     private final Sync sync;
+    /** The CPU this thread pins itself to once connected ({@code --cpu}), or -1. */
+    private final int cpu;
     private final ResultTable table;
     /** The side, once opened; closed by {@link PerfRun} after the thread ended. */
     volatile PerfSide side;
 
-    ClientFlow(PerfConfig config, BufferLayout layout, List<Measurement> plan, Sync sync, ResultTable table) {
+    ClientFlow(PerfConfig config, BufferLayout layout, List<Measurement> plan, Sync sync, ResultTable table,
+            int cpu) {
+        this.cpu = cpu;
         this.config = config;
         this.layout = layout;
         this.plan = plan;
@@ -47,6 +51,9 @@ final class ClientFlow implements Runnable {
                     + " failed: " + ev.eventNumber());
         }
         s.peer(PeerInfo.decode(ev.privateData(), PeerInfo.SERVER, layout.total(), "client: connection established"));
+        if (cpu >= 0) {
+            CpuAffinity.pin(cpu); // after the IA's own threads started: they keep every CPU
+        }
         table.header(me, sync.serverAddress());
 
         for (int i = 0; i < plan.size(); i++) {

@@ -135,6 +135,13 @@ public final class PerfCommand implements Callable<Integer> {
                     + "spinning server takes CPU from the client and from a software RDMA device (rxe, siw).")
     private String serverIdle;
 
+    @Option(names = "--cpu", paramLabel = "CPU", split = ",",
+            description = "Pin the measuring thread to a CPU once connected, as ucx_perftest -c and taskset do "
+                    + "(Linux): one CPU with --server or --client, two (server, client) when both sides run in this "
+                    + "JVM, e.g. --cpu 0,1. The JIT, the garbage collector and the DAT library's threads keep every "
+                    + "CPU. Default: unpinned.")
+    private List<Integer> cpus;
+
     @Option(names = "--no-verify", description = "Do not write or check data patterns (verification is on by "
             + "default: sequence stamps and payload patterns of every transfer).")
     private boolean noVerify;
@@ -198,6 +205,7 @@ public final class PerfCommand implements Callable<Integer> {
         int timeout = timeoutOption.seconds(spec);
         int acceptTimeout = twoProcess.acceptTimeout();
         require(acceptTimeout >= 0, "--accept-timeout must not be negative");
+        int[] pins = pins(twoProcess.server() || client != null);
         if (twoProcess.server()) {
             List<String> settings = given("--op", "--test", "--sizes", "--iterations", "--duration", "--warmup",
                     "--bw-size", "--bw-bytes", "--window", "--poll", "--wait", "--no-verify", "--memory", "--buffers",
@@ -209,12 +217,13 @@ public final class PerfCommand implements Callable<Integer> {
                     + String.join(", ", outputs) + " here and give " + (outputs.size() > 1 ? "them" : "it")
                     + " to the --client");
             java.io.PrintWriter err = spec.commandLine().getErr();
-            PerfConfig served = PerfRun.runServer(ia, connQual, timeout, acceptTimeout, address -> {
+            PerfConfig served = PerfRun.runServer(ia, connQual, timeout, acceptTimeout, pins[0], address -> {
                 err.println("jdat perf server: IA \"" + ia + "\" listening at " + PeerAddress.display(address)
                         + " on qualifiers " + connQual + " and " + (connQual + 1));
                 err.flush();
             });
-            err.println("jdat perf server: served a run (" + PerfRun.plan(served).size() + " measurement(s))");
+            err.println("jdat perf server: served a run (" + PerfRun.plan(served).size() + " measurement(s))"
+                    + (pins[0] >= 0 ? ", its measuring thread on CPU " + pins[0] : ""));
             err.flush();
             return 0;
         }
@@ -226,11 +235,49 @@ public final class PerfCommand implements Callable<Integer> {
         ResultTable table = new ResultTable(spec.commandLine().getOut(), config, outputs,
                 Progress.forTerminal(spec.commandLine().getErr()));
         if (client != null) {
-            PerfRun.runClient(config, client.address(), table);
+            table.pinned(-1, pins[0]);
+            PerfRun.runClient(config, client.address(), table, pins[0]);
         } else {
-            PerfRun.run(config, table);
+            table.pinned(pins[0], pins[1]);
+            PerfRun.run(config, table, PerfRun.plan(config), pins[0], pins[1]);
         }
         return 0;
+    }
+
+    /**
+     * Validates {@code --cpu}: one CPU in a two-process run, two (server, client) in one JVM, each one this
+     * process may run on.
+     *
+     * @param oneSide whether this process runs one side ({@code --server} or {@code --client})
+     * @return {server or this side's CPU, client's CPU}, -1 where unpinned
+     */
+    private int[] pins(boolean oneSide) {
+        if (cpus == null || cpus.isEmpty()) {
+            return new int[] {-1, -1};
+        }
+        require(cpus.size() == (oneSide ? 1 : 2), oneSide ? "--cpu takes one CPU with --server or --client (this "
+                + "side's measuring thread), e.g. --cpu 1" : "--cpu takes two CPUs when both sides run in this JVM "
+                + "(the server's thread, then the client's), e.g. --cpu 0,1");
+        require(CpuAffinity.available(), "--cpu: " + CpuAffinity.unavailableReason());
+        List<Integer> allowed = CpuAffinity.allowed();
+        for (int cpu : cpus) {
+            require(allowed.contains(cpu), "--cpu " + cpu + ": not a CPU this process may run on (it may run on "
+                    + ranges(allowed) + ")");
+        }
+        return oneSide ? new int[] {cpus.getFirst(), -1} : new int[] {cpus.get(0), cpus.get(1)};
+    }
+
+    /** {@return CPU numbers as ranges, e.g. {@code 0-3,6}} */
+    static String ranges(List<Integer> cpus) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < cpus.size(); i++) {
+            int from = cpus.get(i);
+            while (i + 1 < cpus.size() && cpus.get(i + 1) == cpus.get(i) + 1) {
+                i++;
+            }
+            b.append(b.isEmpty() ? "" : ",").append(from).append(from == cpus.get(i) ? "" : "-" + cpus.get(i));
+        }
+        return b.isEmpty() ? "none" : b.toString();
     }
 
     /** Validates the output options. */

@@ -67,10 +67,23 @@ final class PerfRun {
      * @param plan   the measurements, in order
      */
     static void run(PerfConfig config, ResultTable table, List<Measurement> plan) {
+        run(config, table, plan, -1, -1);
+    }
+
+    /**
+     * Runs the given measurements, each side's thread pinned to a CPU once connected ({@code --cpu S,C}).
+     *
+     * @param config    the settings
+     * @param table     where the client prints
+     * @param plan      the measurements, in order
+     * @param serverCpu the server thread's CPU, or -1 to leave it unpinned
+     * @param clientCpu the client thread's CPU, or -1 to leave it unpinned
+     */
+    static void run(PerfConfig config, ResultTable table, List<Measurement> plan, int serverCpu, int clientCpu) {
         Sync sync = new Sync();
         BufferLayout layout = BufferLayout.of(config);
-        ServerFlow server = new ServerFlow(config, layout, plan, sync);
-        ClientFlow client = new ClientFlow(config, layout, plan, sync, table);
+        ServerFlow server = new ServerFlow(config, layout, plan, sync, serverCpu);
+        ClientFlow client = new ClientFlow(config, layout, plan, sync, table, clientCpu);
         Thread st = start("jdat-perf-server", server, sync);
         Thread ct = start("jdat-perf-client", client, sync);
         try {
@@ -109,12 +122,29 @@ final class PerfRun {
      */
     static PerfConfig runServer(String iaName, long connQual, int timeoutSeconds, int acceptSeconds,
             java.util.function.Consumer<java.net.SocketAddress> listening) {
+        return runServer(iaName, connQual, timeoutSeconds, acceptSeconds, -1, listening);
+    }
+
+    /**
+     * The server of a two-process run, its measuring thread (the caller) pinned to {@code cpu} once the measured
+     * connection is up ({@code --cpu}).
+     *
+     * @param iaName         this side's IA
+     * @param connQual       the control qualifier
+     * @param timeoutSeconds the wait limit before the settings arrive
+     * @param acceptSeconds  how long to wait for a client (0: forever)
+     * @param cpu            the CPU, or -1 to leave the thread unpinned
+     * @param listening      called once the control qualifier listens
+     * @return the settings the client sent
+     */
+    static PerfConfig runServer(String iaName, long connQual, int timeoutSeconds, int acceptSeconds, int cpu,
+            java.util.function.Consumer<java.net.SocketAddress> listening) {
         PerfControl control = PerfControl.acceptAfter(iaName, connQual, timeoutSeconds, acceptSeconds, listening);
         try (control) {
             PerfConfig config = control.receiveConfig(iaName, connQual + 1);
             Sync sync = new Sync(control);
             control.watch(sync);
-            ServerFlow server = new ServerFlow(config, BufferLayout.of(config), plan(config), sync);
+            ServerFlow server = new ServerFlow(config, BufferLayout.of(config), plan(config), sync, cpu);
             try {
                 server.run();
                 control.await("end");
@@ -137,6 +167,19 @@ final class PerfRun {
      * @param table  where the results go
      */
     static void runClient(PerfConfig config, java.net.SocketAddress server, ResultTable table) {
+        runClient(config, server, table, -1);
+    }
+
+    /**
+     * The client of a two-process run, its measuring thread (the caller) pinned to {@code cpu} once connected
+     * ({@code --cpu}).
+     *
+     * @param config the settings ({@code connQual}: the server's control qualifier)
+     * @param server the server's IA address
+     * @param table  where the results go
+     * @param cpu    the CPU, or -1 to leave the thread unpinned
+     */
+    static void runClient(PerfConfig config, java.net.SocketAddress server, ResultTable table, int cpu) {
         try (PerfControl control = PerfControl.connect(config.iaName(), server, config.connQual(),
                 config.timeoutSeconds())) {
             control.sendConfig(config);
@@ -144,7 +187,7 @@ final class PerfRun {
             Sync sync = new Sync(control);
             sync.knownServerAddress(server);
             control.watch(sync);
-            ClientFlow client = new ClientFlow(data, BufferLayout.of(data), plan(data), sync, table);
+            ClientFlow client = new ClientFlow(data, BufferLayout.of(data), plan(data), sync, table, cpu);
             try {
                 client.run();
                 control.await("end");

@@ -65,6 +65,9 @@ final class ResultTable {
     /** What a clock reading costs: measured once, by the header or the JSON object, whichever comes first. */
     private ClockCost clock;
     private String address = "";
+    /** The CPUs the measuring threads were pinned to ({@code --cpu}), -1 where unpinned or unknown here. */
+    private int serverCpu = -1;
+    private int clientCpu = -1;
 
     /**
      * Creates the table.
@@ -187,7 +190,8 @@ final class ResultTable {
         out.println((config.waitMode() ? "waiting (dat_evd_wait)" : "polling (dat_evd_dequeue)")
                 + (config.verify() ? "; data verified" : "; data not verified (--no-verify)")
                 + (config.sharedMemory() ? "; buffers in DAT shared memory (--memory shared)"
-                        : PerfSide.isShm(config.iaName()) ? "; buffers in native memory (--memory native)" : ""));
+                        : PerfSide.isShm(config.iaName()) ? "; buffers in native memory (--memory native)" : "")
+                + pinning());
         out.println(modeLine(config));
         out.println();
         out.printf(Locale.ROOT, ROW, "operation", "size", "min " + micro, "median " + micro, "avg " + micro,
@@ -286,6 +290,8 @@ final class ResultTable {
                 .append(",\"serving_side\":").append(config.serverParks() ? "\"parks\"" : "\"polls\"")
                 .append(",\"clock_ns_per_reading\":").append(json(clock().nanosPerReading()))
                 .append(",\"clock_source\":").append(clock().source() == null ? "null" : Json.str(clock().source()))
+                .append(",\"server_cpu\":").append(serverCpu >= 0 ? Integer.toString(serverCpu) : "null")
+                .append(",\"client_cpu\":").append(clientCpu >= 0 ? Integer.toString(clientCpu) : "null")
                 .append(",\"results\":[");
         for (int i = 0; i < rows.size(); i++) {
             PerfResult r = rows.get(i);
@@ -344,6 +350,28 @@ final class ResultTable {
                         + "per-op for one per outstanding transfer)")
                 + (c.serverParks() ? "; the serving side parks in the one-sided tests (--server-idle park: a passive "
                         + "target)" : "; the serving side polls (as their responders do)");
+    }
+
+    /**
+     * Records where {@code --cpu} pins the measuring threads, for the header and the JSON object.
+     *
+     * @param server the server thread's CPU, -1 when unpinned or in another process
+     * @param client the client thread's CPU, -1 when unpinned
+     */
+    synchronized void pinned(int server, int client) {
+        serverCpu = server;
+        clientCpu = client;
+    }
+
+    /** {@return the header's words on {@code --cpu}: empty when no thread is pinned} */
+    private String pinning() {
+        if (serverCpu < 0 && clientCpu < 0) {
+            return "";
+        }
+        if (serverCpu < 0) {
+            return "; client thread on CPU " + clientCpu + " (--cpu)";
+        }
+        return "; server thread on CPU " + serverCpu + ", client thread on CPU " + clientCpu + " (--cpu)";
     }
 
     /** {@return the clock's cost, measured once, when the header or the JSON object first needs it} */

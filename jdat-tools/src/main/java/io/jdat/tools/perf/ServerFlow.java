@@ -19,10 +19,13 @@ final class ServerFlow implements Runnable {
     private final BufferLayout layout;
     private final List<Measurement> plan;
     private final Sync sync;
+    /** The CPU this thread pins itself to once connected ({@code --cpu}), or -1. */
+    private final int cpu;
     /** The side, once opened; closed by {@link PerfRun} after the thread ended. */
     volatile PerfSide side;
 
-    ServerFlow(PerfConfig config, BufferLayout layout, List<Measurement> plan, Sync sync) {
+    ServerFlow(PerfConfig config, BufferLayout layout, List<Measurement> plan, Sync sync, int cpu) {
+        this.cpu = cpu;
         this.config = config;
         this.layout = layout;
         this.plan = plan;
@@ -55,6 +58,9 @@ final class ServerFlow implements Runnable {
         expect(s, EventNumber.CONNECTION_EVENT_ESTABLISHED, "connection");
         psp.free();
         s.peer(client);
+        if (cpu >= 0) {
+            CpuAffinity.pin(cpu); // after the IA's own threads started: they keep every CPU
+        }
 
         for (Measurement m : plan) {
             s.checkIdle(m.operation());

@@ -307,7 +307,10 @@ class PerfOptionsTest {
                 List.of("--server", "--signal-every", "4", "drop --signal-every here"),
                 List.of("--bw-warmup", "-1", "--bw-warmup must not be negative"),
                 List.of("--test", "latency", "--bw-warmup", "100", "--bw-warmup sets the bandwidth tests"),
-                List.of("--server", "--bw-warmup", "100", "drop --bw-warmup here"));
+                List.of("--server", "--bw-warmup", "100", "drop --bw-warmup here"),
+                List.of("--cpu", "0", "--cpu takes two CPUs when both sides run in this JVM"),
+                List.of("--server", "--cpu", "0,1", "--cpu takes one CPU with --server or --client"),
+                List.of("--cpu", "1023,0", "--cpu 1023: not a CPU this process may run on (it may run on "));
     }
 
     /** Each user error: exit code 2, one line on stderr that names the problem, no stack trace, no output. */
