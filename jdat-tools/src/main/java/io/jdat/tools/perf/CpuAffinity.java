@@ -30,6 +30,9 @@ final class CpuAffinity {
     /** The highest CPU number the mask holds. */
     static final int MAX_CPU = MASK_BYTES * 8 - 1;
 
+    /** Whether this is Linux, whose C library has the two calls. */
+    private static final boolean LINUX = System.getProperty("os.name", "").toLowerCase(Locale.ROOT)
+            .startsWith("linux");
     private static final VarHandle ERRNO = Linker.Option.captureStateLayout()
             .varHandle(MemoryLayout.PathElement.groupElement("errno"));
     /** {@code sched_getaffinity} then {@code sched_setaffinity}, both {@code int (pid_t, size_t, cpu_set_t *)}; null
@@ -109,14 +112,14 @@ final class CpuAffinity {
 
     /** {@return why {@link #available()} is false, for a usage error} */
     static String unavailableReason() {
-        return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")
+        return LINUX
                 ? "sched_setaffinity is not reachable (run with --enable-native-access=ALL-UNNAMED)"
                 : "--cpu needs Linux's sched_setaffinity";
     }
 
     /** Binds {@code sched_getaffinity} and {@code sched_setaffinity}, both or neither. */
     private static MethodHandle[] bind() {
-        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
+        if (!LINUX) {
             return null;
         }
         try {
