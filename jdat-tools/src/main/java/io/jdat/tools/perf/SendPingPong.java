@@ -12,8 +12,10 @@ import java.lang.foreign.MemorySegment;
  * server receives it, sends it straight back from the receive buffer, verifies it, and re-posts the
  * buffer; the client receives the echo and verifies it. The server keeps two receives posted, so the one
  * for the next message is always posted before it replies. Sends use {@link CompletionFlags#SUPPRESS};
- * completions are polled (or waited for, {@code --wait}). The time is the client's round trip, reported as
- * RTT/2. The client runs {@link Rounds}; the server posts the first two receives of each round before the
+ * completions are polled (or waited for, {@code --wait}). The time is the client's round trip, from the post of
+ * the receive for the echo to the echo's completion, reported as RTT/2: it holds the same posts as
+ * {@code ib_send_lat}'s, whose time stamps run from one {@code post_send} to the next with the receive's re-post
+ * between them. The client runs {@link Rounds}; the server posts the first two receives of each round before the
  * round's "ready" barrier. Without verification ({@code --no-verify}) no pattern is written or checked.
  *
  * <p>Slots: client sends from small slot 0 and receives into 1; the server receives into 0 and 1 alternately.
@@ -91,8 +93,10 @@ record SendPingPong(long size) implements Measurement {
                 if (verify) {
                     Pattern.fill(m, sendOff, size, i);
                 }
-                ep.postRecv(1, recvIov, i, CompletionFlags.DEFAULT);
+                // The sample holds the receive's post too: perftest's time stamps run from one post_send to the
+                // next, and its loop re-posts the receive in between.
                 long t0 = System.nanoTime();
+                ep.postRecv(1, recvIov, i, CompletionFlags.DEFAULT);
                 ep.postSend(1, sendIov, i, CompletionFlags.SUPPRESS);
                 poller.dto(recvEvd, i, size, what);
                 long t1 = System.nanoTime();
