@@ -154,19 +154,10 @@ perftest() {
     done
     echo "$v"
 }
-# The median of the numbers given (n/a when none is).
-median() { printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END {
-    if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. interop/verbs-guest.sh
 
 for DEV in "${DEVICES[@]}"; do
-    if [ "$DEV" = rxe ]; then
-        g 'rdma link delete siw0; rdma link delete siw_v0; ip netns exec peer rdma link delete siw_v1' > /dev/null 2>&1
-        DEV=rxe0
-    else
-        g 'rdma link delete rxe0; rdma link delete rxe_v0; ip netns exec peer rdma link delete rxe_v1;
-           rdma link add siw0 type siw netdev eth0' > /dev/null 2>&1
-        DEV=siw0
-    fi
+    use_device "$DEV"
     g 'rdma link' > "$LOG/$DEV-links.log" 2>&1
     printf 'verbs-%s u1.2 threadsafe default verbs jdat.1.0 "eth0 0" ""\n' "$DEV" > "$LOG/share/dat.conf"
     declare -A PT=() JD=()

@@ -141,7 +141,7 @@ public final class VerbsPollTurn {
     }
 
     /** The verbs transport under a core IA (the core keeps it in a package-private field; tests run on the class path). */
-    private static VerbsTransport transport(Object ia) throws ReflectiveOperationException {
+    static VerbsTransport transport(Object ia) throws ReflectiveOperationException {
         for (Class<?> k = ia.getClass(); k != null; k = k.getSuperclass()) {
             for (Field fl : k.getDeclaredFields()) {
                 if (Transport.class.isAssignableFrom(fl.getType())) {

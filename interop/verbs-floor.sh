@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# How far jdat's send ping-pong is from the floor of any Java program on FFM (issue 17; docs/verbs.md, "The Java
+# floor"): per device and round, perftest's ib_send_lat (64 B, -R), then io.jdat.verbs.VerbsRawPingPong as two guest
+# JVMs (C2 only), which alternates phases of the same ping-pong through DAT and through direct post_send / post_recv /
+# poll_cq downcalls in ib_send_lat's order, in one JVM pair. Prints a row per round and the medians:
+#   perftest, raw Java, DAT (µs, one-way, medians) and the ratios DAT/raw (the DAT layer's cost, measured within one
+#   JVM pair; the median row gives the median of the rounds' ratios) and raw/perftest (the floor: Java and FFM
+#   against C, across processes; the median row gives the ratio of the medians).
+# Not run by CI (about 1.5 minutes a round and device under TCG). Usage: interop/verbs-floor.sh [rxe] [siw]
+# Environment: ROUNDS (3), N (ib_send_lat iterations, 20000), ITERS and PHASES (VerbsRawPingPong: iterations per
+# phase, 5000, and phases per mode, 5), WARMUP (its warm-up per mode, 50000), SIW_VM, SIW_VM_NAME (jdat-verbs-floor),
+# REUSE=1 (a guest of that name already up with --share $FLOOR_LOG/share), KEEP=1 (leave it up), FLOOR_LOG
+# (target/verbs-floor).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
+cd "$ROOT"
+SIW_VM=${SIW_VM:-$(readlink -f "$ROOT/../shared/interop/siw-vm/siw-vm" 2>/dev/null || true)}
+export SIW_VM_NAME=${SIW_VM_NAME:-jdat-verbs-floor}
+LOG=${FLOOR_LOG:-$ROOT/target/verbs-floor}
+ROUNDS=${ROUNDS:-3} N=${N:-20000} ITERS=${ITERS:-5000} PHASES=${PHASES:-5} WARMUP=${WARMUP:-50000}
+DEVICES=("${@:-rxe}")
+[ -x "$SIW_VM" ] || { echo "verbs-floor: no siw-vm tool (SIW_VM)"; exit 1; }
+. bin/jdk25.sh
+mkdir -p "$LOG/share"
+(./mvnw -B -ntp -q -o -pl jdat test-compile || ./mvnw -B -ntp -q -pl jdat test-compile) > "$LOG/compile.log" 2>&1 \
+    || { echo "verbs-floor: jdat does not compile ($LOG/compile.log)"; exit 1; }
+rm -rf "$LOG/share/main" "$LOG/share/test"
+cp -r jdat/target/classes "$LOG/share/main" && cp -r jdat/target/test-classes "$LOG/share/test" || exit 1
+g() { "$SIW_VM" exec -- "$@"; }
+if [ "${REUSE:-0}" != 1 ]; then
+    "$SIW_VM" stop > /dev/null 2>&1 || true
+    # the guest on the TSC, as interop/verbs-perf.sh's (siw-vm's -append with the TSC trusted)
+    nice -n 10 "$SIW_VM" start --smp 2 --siw --rxe --jdk "$JAVA_HOME" --share "$LOG/share" --qemu-arg -append \
+        --qemu-arg "root=/dev/vda rw console=ttyS0,115200 init=/sbin/siw-vm-init quiet panic=-1 \
+siwvm.share=hostshare tsc=reliable clocksource=tsc" > "$LOG/start.log" 2>&1 || { tail -5 "$LOG/start.log"; exit 1; }
+    [ "${KEEP:-0}" = 1 ] || trap '"$SIW_VM" stop > /dev/null 2>&1' EXIT
+fi
+JAVA="/opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Djdat.jmx=false -XX:-TieredCompilation"
+. interop/verbs-guest.sh
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-" }'; }
+for DEV in "${DEVICES[@]}"; do
+    use_device "$DEV"
+    PTS=() RAWS=() DATS=() RATIOS=()
+    echo "$DEV: one-way send latency, 64 B, µs (medians); VerbsRawPingPong: $PHASES phases of $ITERS per mode"
+    printf '| round | perftest | raw Java | DAT | DAT/raw | raw/perftest | DAT/perftest |\n| --- | --- | --- | --- | --- | --- | --- |\n'
+    for r in $(seq 1 "$ROUNDS"); do
+        pt=$(g "port=\$((18600 + RANDOM % 100)); ib_send_lat -R -F -d $DEV -s 64 -n $N -p \$port > /dev/null 2>&1 &
+            sleep 3; ib_send_lat -R -F -d $DEV -s 64 -n $N -p \$port 10.0.2.15 | awk '\$1 == 64 { print \$5 }'
+            pkill -x ib_send_lat" 2> /dev/null | tail -1)
+        q=$((18700 + RANDOM % 200))
+        g "cd /mnt/host && ulimit -l unlimited && CP=main:test
+            $JAVA -cp \$CP io.jdat.verbs.VerbsRawPingPong server eth0 - $q $ITERS $PHASES $WARMUP > /tmp/floor-server.log 2>&1 &
+            SP=\$!; for i in \$(seq 1 240); do grep -q listening /tmp/floor-server.log && break; sleep 0.5; done
+            $JAVA -cp \$CP io.jdat.verbs.VerbsRawPingPong client eth0 10.0.2.15 $q $ITERS $PHASES $WARMUP
+            wait \$SP; pkill -f VerbsRawPingPong" > "$LOG/$DEV-round$r.log" 2>&1
+        read -r raw dat < <(awk '/^SUMMARY/ { print $3, $5 }' "$LOG/$DEV-round$r.log")
+        PTS+=("${pt:--}") RAWS+=("${raw:--}") DATS+=("${dat:--}") RATIOS+=("$(ratio "$dat" "$raw")")
+        echo "| $r | ${pt:--} | ${raw:--} | ${dat:--} | ${RATIOS[-1]} | $(ratio "$raw" "$pt") | $(ratio "$dat" "$pt") |"
+    done
+    pt=$(median "${PTS[@]}") raw=$(median "${RAWS[@]}") dat=$(median "${DATS[@]}")
+    # DAT/raw: the median of the rounds' ratios (each within one JVM pair); the others: ratios of the medians
+    echo "| median | $pt | $raw | $dat | $(median "${RATIOS[@]}") | $(ratio "$raw" "$pt") | $(ratio "$dat" "$pt") |"
+done
