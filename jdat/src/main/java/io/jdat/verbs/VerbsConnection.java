@@ -171,7 +171,9 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private MemorySegment recvWrs;
     private MemorySegment recvSges;
     private RecvBuffer[] recvBufs;
-    private volatile long recvPosted;
+    /** Receives handed to the device (read and written under recvLock only: a plain field). */
+    private long recvPosted;
+    /** Receives completed: written by the poll thread, which then pumps under recvLock, so later pumps see it. */
     private long recvDone;
     private MemorySegment badRecv;
 

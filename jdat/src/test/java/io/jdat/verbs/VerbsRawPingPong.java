@@ -38,9 +38,9 @@ import java.util.Arrays;
  * {@code dat_ep_post_send} with {@code SUPPRESS} (as {@code jdat perf}'s sample);
  * <li>raw: the same ping-pong in {@code ib_send_lat}'s own order (poll the CQ for the receive, re-post it, a time
  * stamp, {@code post_send} inline and signalled, poll its completion), through the downcalls, function pointers
- * and work-request layouts the provider uses, on the provider's QP and CQ. The IA's poll lock is held for a raw
- * phase, and every poll counts as a consumer's poll (as {@code dat_evd_dequeue}'s does), so the progress thread
- * leaves that CQ alone.
+ * and work-request layouts the provider uses, on the provider's QP and CQ. The raw IA's poll lock is held from
+ * its connection on, and every poll counts as a consumer's poll (as {@code dat_evd_dequeue}'s does), so the
+ * progress thread leaves that CQ alone.
  * </ul>
  * Phases of the two alternate in the same JVM pair, so the pair's own speed (which varies from pair to pair under
  * qemu's TCG) is the same for both. Run in the siw-vm guest ({@code interop/verbs-floor.sh}):
@@ -190,6 +190,10 @@ public final class VerbsRawPingPong {
         if (cs.length != 1) {
             throw new IllegalStateException(cs.length + " connections");
         }
+        // The raw CQ is this thread's from now on: the progress thread, which polls when no consumer has for a
+        // while, must not take a raw completion (the peer's first raw Send may come before this side's first raw
+        // phase), and it never needs the lock again (no more rdma_cm events on this IA before the exit).
+        t.pollLock.lock();
         VerbsRawPingPong p = new VerbsRawPingPong(t, cs[0], arena, rawSide, datSide);
         for (int k = 0; k < RAW_RECVS; k++) {
             p.postRawRecv(k);
@@ -229,27 +233,22 @@ public final class VerbsRawPingPong {
     /** One raw phase: {@code ib_send_lat}'s loop, stamps[i] at each send's post (client). */
     private void raw(boolean client, long[] stamps) throws Throwable {
         int n = stamps.length;
-        t.pollLock.lock();
-        try {
-            if (client) {
-                for (int i = 0; i < n; i++) {
-                    if (i > 0) {
-                        awaitRecvAndRepost();
-                    }
-                    stamps[i] = System.nanoTime();
-                    postRawSend();
-                    awaitSend();
-                }
-                awaitRecvAndRepost();
-            } else {
-                for (int i = 0; i < n; i++) {
+        if (client) {
+            for (int i = 0; i < n; i++) {
+                if (i > 0) {
                     awaitRecvAndRepost();
-                    postRawSend();
-                    awaitSend();
                 }
+                stamps[i] = System.nanoTime();
+                postRawSend();
+                awaitSend();
             }
-        } finally {
-            t.pollLock.unlock();
+            awaitRecvAndRepost();
+        } else {
+            for (int i = 0; i < n; i++) {
+                awaitRecvAndRepost();
+                postRawSend();
+                awaitSend();
+            }
         }
     }
 
@@ -276,8 +275,8 @@ public final class VerbsRawPingPong {
     private long datCookie;
 
     private void datRecvAndRepost() {
-        while (!recvEvd.dequeue(ev)) {
-            // busy, as jdat perf's poller
+        for (int spins = 1; !recvEvd.dequeue(ev); spins++) { // busy, as jdat perf's poller
+            stuck(spins, "DAT receive");
         }
         if (ev.status() != DtoCompletionStatus.SUCCESS) {
             throw new IllegalStateException("DAT receive: " + ev);
@@ -289,6 +288,20 @@ public final class VerbsRawPingPong {
         datCookie++;
         ep.postRecv(1, recvIov[slot], datCookie + DAT_RECVS - 1, CompletionFlags.DEFAULT);
     }
+
+    /** Every 2^20 looks: fails when the wait began more than a minute ago (the peer is gone). */
+    private static void stuck(int spins, String what) {
+        if ((spins & 0xFFFFF) == 0) {
+            long now = System.nanoTime();
+            if (spins == 0x100000) {
+                waitStart = now;
+            } else if (now - waitStart > 60_000_000_000L) {
+                throw new IllegalStateException("no " + what + " for a minute");
+            }
+        }
+    }
+
+    private static long waitStart;
 
     private void postRawRecv(int slot) throws Throwable {
         int rc = (int) Verbs.POST_RECV.invokeExact(t.postRecvFn, qp,
@@ -307,16 +320,18 @@ public final class VerbsRawPingPong {
 
     private void awaitRecvAndRepost() throws Throwable {
         long want = ++recvTaken;
-        while (recvSeen < want) {
+        for (int spins = 1; recvSeen < want; spins++) {
             pollOnce();
+            stuck(spins, "raw receive");
         }
         postRawRecv((int) ((want - 1) % RAW_RECVS));
     }
 
     private void awaitSend() throws Throwable {
         long want = ++sendTaken;
-        while (sendSeen < want) {
+        for (int spins = 1; sendSeen < want; spins++) {
             pollOnce();
+            stuck(spins, "raw send completion");
         }
     }
 
