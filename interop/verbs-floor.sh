@@ -4,8 +4,8 @@
 # JVMs (C2 only), which alternates phases of the same ping-pong through DAT and through direct post_send / post_recv /
 # poll_cq downcalls in ib_send_lat's order, in one JVM pair. Prints a row per round and the medians:
 #   perftest, raw Java, DAT (µs, one-way, medians) and the ratios DAT/raw (the DAT layer's cost, measured within one
-#   JVM pair; the median row gives the median of the rounds' ratios) and raw/perftest (the floor: Java and FFM
-#   against C, across processes; the median row gives the ratio of the medians).
+#   JVM pair) and raw/perftest (the floor: Java and FFM against C, across processes); the median row gives each
+#   ratio's median over the rounds.
 # Not run by CI (about 1.5 minutes a round and device under TCG). Usage: interop/verbs-floor.sh [rxe] [siw]
 # Environment: ROUNDS (3), N (ib_send_lat iterations, 20000), ITERS and PHASES (VerbsRawPingPong: iterations per
 # phase, 5000, and phases per mode, 5), WARMUP (its warm-up per mode, 50000), SIW_VM, SIW_VM_NAME (jdat-verbs-floor),
@@ -40,7 +40,7 @@ JAVA="/opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Djd
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-" }'; }
 for DEV in "${DEVICES[@]}"; do
     use_device "$DEV"
-    PTS=() RAWS=() DATS=() RATIOS=()
+    PTS=() RAWS=() DATS=() RATIOS=() FLOORS=() TOTALS=()
     echo "$DEV: one-way send latency, 64 B, µs (medians); VerbsRawPingPong: $PHASES phases of $ITERS per mode"
     printf '| round | perftest | raw Java | DAT | DAT/raw | raw/perftest | DAT/perftest |\n| --- | --- | --- | --- | --- | --- | --- |\n'
     for r in $(seq 1 "$ROUNDS"); do
@@ -54,10 +54,11 @@ for DEV in "${DEVICES[@]}"; do
             $JAVA -cp \$CP io.jdat.verbs.VerbsRawPingPong client eth0 10.0.2.15 $q $ITERS $PHASES $WARMUP
             wait \$SP; pkill -f VerbsRawPingPong" > "$LOG/$DEV-round$r.log" 2>&1
         read -r raw dat < <(awk '/^SUMMARY/ { print $3, $5 }' "$LOG/$DEV-round$r.log")
-        PTS+=("${pt:--}") RAWS+=("${raw:--}") DATS+=("${dat:--}") RATIOS+=("$(ratio "$dat" "$raw")")
-        echo "| $r | ${pt:--} | ${raw:--} | ${dat:--} | ${RATIOS[-1]} | $(ratio "$raw" "$pt") | $(ratio "$dat" "$pt") |"
+        PTS+=("${pt:--}") RAWS+=("${raw:--}") DATS+=("${dat:--}")
+        RATIOS+=("$(ratio "$dat" "$raw")") FLOORS+=("$(ratio "$raw" "$pt")") TOTALS+=("$(ratio "$dat" "$pt")")
+        echo "| $r | ${pt:--} | ${raw:--} | ${dat:--} | ${RATIOS[-1]} | ${FLOORS[-1]} | ${TOTALS[-1]} |"
     done
-    pt=$(median "${PTS[@]}") raw=$(median "${RAWS[@]}") dat=$(median "${DATS[@]}")
-    # DAT/raw: the median of the rounds' ratios (each within one JVM pair); the others: ratios of the medians
-    echo "| median | $pt | $raw | $dat | $(median "${RATIOS[@]}") | $(ratio "$raw" "$pt") | $(ratio "$dat" "$pt") |"
+    # each ratio's median is the median of the rounds' ratios (a round's tools ran one after another in one guest)
+    echo "| median | $(median "${PTS[@]}") | $(median "${RAWS[@]}") | $(median "${DATS[@]}") | $(median "${RATIOS[@]}") \
+| $(median "${FLOORS[@]}") | $(median "${TOTALS[@]}") |"
 done
