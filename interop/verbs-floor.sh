@@ -6,7 +6,7 @@
 #   perftest, raw Java, DAT (µs, one-way, medians) and the ratios DAT/raw (the DAT layer's cost, measured within one
 #   JVM pair) and raw/perftest (the floor: Java and FFM against C, across processes); the median row gives each
 #   ratio's median over the rounds.
-# Not run by CI (about 1.5 minutes a round and device under TCG). Usage: interop/verbs-floor.sh [rxe] [siw]
+# Not run by CI (1-3 minutes a round and device under TCG). Usage: interop/verbs-floor.sh [rxe] [siw]
 # Environment: ROUNDS (3), N (ib_send_lat iterations, 20000), ITERS and PHASES (VerbsRawPingPong: iterations per
 # phase, 5000, and phases per mode, 5), WARMUP (its warm-up per mode, 50000), SIW_VM, SIW_VM_NAME (jdat-verbs-floor),
 # REUSE=1 (a guest of that name already up with --share $FLOOR_LOG/share), KEEP=1 (leave it up), FLOOR_LOG

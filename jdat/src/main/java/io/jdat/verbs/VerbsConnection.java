@@ -173,7 +173,10 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private RecvBuffer[] recvBufs;
     /** Receives handed to the device (read and written under recvLock only: a plain field). */
     private long recvPosted;
-    /** Receives completed: written by the poll thread, which then pumps under recvLock, so later pumps see it. */
+    /**
+     * Receives completed: written by the poll thread, which then pumps under recvLock after a successful receive,
+     * so later pumps see it (a failed receive breaks the connection: nothing is pumped after it).
+     */
     private long recvDone;
     private MemorySegment badRecv;
 
