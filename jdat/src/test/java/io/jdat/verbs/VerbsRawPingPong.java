@@ -338,6 +338,9 @@ public final class VerbsRawPingPong {
     private void pollOnce() throws Throwable {
         consumer.polled();
         int n = (int) Verbs.POLL_CQ.invokeExact(t.pollCqFn, cq, WCS, wcs.address());
+        if (n < 0) {
+            throw new IllegalStateException("poll_cq " + n);
+        }
         for (int i = 0; i < n; i++) {
             long b = i * VerbsLayouts.WC.byteSize();
             int status = wcs.get(JAVA_INT, b + VerbsLayouts.WC_STATUS);
@@ -350,9 +353,6 @@ public final class VerbsRawPingPong {
             } else {
                 sendSeen++;
             }
-        }
-        if (n < 0) {
-            throw new IllegalStateException("poll_cq " + n);
         }
     }
 
