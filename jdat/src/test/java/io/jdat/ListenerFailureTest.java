@@ -283,8 +283,10 @@ class ListenerFailureTest {
             // for up to 30 s (a CI run once saw five attempts a second apart all refused; the child traces its
             // side and prints its open fds, so that a failure says why).
             child.tryAwait("accepting again after \\d+ failed accepts", Duration.ofSeconds(15));
-            // The idle requests' passive sides close as they read EOF; a request read while the fds are still
-            // exhausted can fail to load a class from the class directories for good (a jar's classes need no fd).
+            // The idle requests' passive sides close as they read EOF. A request read while the fds are still
+            // exhausted once failed to load CmMessage from the class directories, for good (NoClassDefFoundError
+            // on every later request): the listener now links its handshake's classes when it starts
+            // (StreamListener.linkHandshake), so this test fails again if that goes.
             child.awaitFdsBelow(NOFILE / 4, WAIT);
             String trace = System.setProperty("jdat.shm.trace", "true"); // the client's side of a failure, too
             try (Pair p = new Pair(ShmTesting.SHM, null, 16)) {

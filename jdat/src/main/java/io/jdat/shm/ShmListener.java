@@ -5,6 +5,7 @@ import io.jdat.spi.IncomingHandler;
 import io.jdat.transport.AcceptLoop;
 import io.jdat.transport.StreamListener;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -35,6 +36,9 @@ final class ShmListener extends StreamListener<ShmTransport> {
         this.qual = qual;
         this.path = path;
         super(transport, handler, s, LOG, "jdat-shm-listen-" + qual);
+        // the classes that read a connection request (see linkHandshake)
+        linkHandshake(MethodHandles.lookup(), ShmPassive.class, CmMessage.class, CmMessage.Frame.class,
+                CmMessage.Request.class);
     }
 
     /** Each requester goes to a {@link ShmPassive}. */

@@ -36,25 +36,9 @@ final class TcpListener extends StreamListener<TcpTransport> {
         }
         this.port = bound;
         super(transport, handler, s, LOG, "jdat-tcp-listen-" + bound);
-        linkPassivePath();
-    }
-
-    /**
-     * Loads and links the classes that read an MPA Request now, while the process has file descriptors: loading a
-     * class can need one (an application run from class directories opens a file per class), and a class whose
-     * linking fails once stays unusable (JVMS 5.4.3). Loaded lazily by the first connection, at a moment when the
-     * descriptors are exhausted, {@code Mpa} would fail every later connection of the process too.
-     */
-    private static void linkPassivePath() {
-        MethodHandles.Lookup lookup = MethodHandles.lookup();
-        try {
-            for (Class<?> c : new Class<?>[] {Mpa.class, Mpa.Frame.class, Mpa.ProtocolException.class,
-                MpaPassive.class}) {
-                lookup.ensureInitialized(c);
-            }
-        } catch (IllegalAccessException e) {
-            throw new AssertionError(e); // the classes are this package's
-        }
+        // the classes that read an MPA Request (see linkHandshake)
+        linkHandshake(MethodHandles.lookup(), Mpa.class, Mpa.Frame.class, Mpa.ProtocolException.class,
+                MpaPassive.class);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.jdat.spi.AcceptBackoff;
 import io.jdat.spi.IncomingHandler;
 import io.jdat.spi.Transport;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
@@ -48,6 +49,26 @@ public abstract class StreamListener<T extends IaTransport<?, ?>> implements Tra
         transport.listeners.add(this);
         Thread.ofVirtual().name(threadName).start(() -> AcceptLoop.run(server, backoff, this::isOpen,
                 this::accepted, e -> transport.trace(this, "accept failed: " + e)));
+    }
+
+    /**
+     * Loads, links and initialises the classes a handshake needs, now, while the process has file descriptors:
+     * loading a class can need one (an application run from class directories opens a file per class), and a class
+     * reference whose resolution fails once fails for good (JVMS 5.4.3). Loaded lazily by a requester handled while
+     * the descriptors are exhausted, they would fail every later connection of the process. A listener calls it
+     * from its constructor.
+     *
+     * @param lookup  a lookup with access to {@code classes} (the transport's package)
+     * @param classes the handshake's classes
+     */
+    protected static void linkHandshake(MethodHandles.Lookup lookup, Class<?>... classes) {
+        try {
+            for (Class<?> c : classes) {
+                lookup.ensureInitialized(c);
+            }
+        } catch (IllegalAccessException e) {
+            throw new AssertionError(e); // the classes are the caller's package's
+        }
     }
 
     /**
