@@ -92,7 +92,32 @@ public final class Images {
         if (at >= 0) {
             String got = at < seg.byteSize() ? String.valueOf(seg.get(ValueLayout.JAVA_BYTE, at)) : "end";
             String exp = at < expected.length ? String.valueOf(expected[(int) at]) : "end";
-            fail(what + ": byte " + at + " is " + got + ", expected " + exp);
+            String first = differences(seg, expected);
+            // A second look tells a late write (the bytes arrive after the completion: an ordering fault) from
+            // wrong bytes (they stay).
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            fail(what + ": byte " + at + " is " + got + ", expected " + exp + " (" + first + "; 100 ms later: "
+                    + differences(seg, expected) + ")");
         }
+    }
+
+    /** How many bytes of {@code seg} differ from {@code expected}, and where the first and last are. */
+    private static String differences(MemorySegment seg, byte[] expected) {
+        long n = Math.min(seg.byteSize(), expected.length);
+        long count = Math.abs(seg.byteSize() - expected.length);
+        long lo = -1;
+        long hi = -1;
+        for (long i = 0; i < n; i++) {
+            if (seg.get(ValueLayout.JAVA_BYTE, i) != expected[(int) i]) {
+                count++;
+                lo = lo < 0 ? i : lo;
+                hi = i;
+            }
+        }
+        return count == 0 ? "no byte differs" : count + " bytes differ, in " + lo + ".." + hi;
     }
 }

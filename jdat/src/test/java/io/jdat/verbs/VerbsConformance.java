@@ -30,7 +30,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * {@code N passed, N failed}; the exit status is the number failed. Only the verbs IA runs
  * ({@code jdat.conformance.transport=verbs}); each test has a 5-minute timeout. Tests listed in {@link #KNOWN} for the
  * device are not run (one {@code KNOWN ...: not run} line each) unless {@code -Dconformance.known.run=true};
- * {@code -Dconformance.methods=a,b} runs only the test methods named.
+ * {@code -Dconformance.methods=a,b} runs only the test methods named; {@code -Dconformance.repeat=N} runs the
+ * selection N times in the same JVM (to catch a rare failure: the guest's JVM start is the slow part).
  */
 public final class VerbsConformance {
     /** A device difference of siw 6.1 that DAT allows but the suite's assertion does not (docs/verbs.md). */
@@ -72,7 +73,12 @@ public final class VerbsConformance {
     }
 
     public static void main(String[] args) {
-        int[] r = run(args[0], args[1], args.length > 2 ? args[2] : "");
+        int[] r = {0, 0};
+        for (int i = Integer.getInteger("conformance.repeat", 1); i > 0; i--) {
+            int[] one = run(args[0], args[1], args.length > 2 ? args[2] : "");
+            r[0] += one[0];
+            r[1] += one[1];
+        }
         System.out.printf("%d passed, %d failed%n", r[0], r[1]);
         System.exit(r[1]);
     }
