@@ -4,7 +4,9 @@
 # Leaves one device on the guest's eth0 ($1: rxe or siw; the other's links go) and sets DEV to its name.
 use_device() {
     if [ "$1" = rxe ]; then
-        g 'rdma link delete siw0; rdma link delete siw_v0; ip netns exec peer rdma link delete siw_v1' > /dev/null 2>&1
+        # (rxe0 comes back when an earlier siw run of a reused guest took it away)
+        g 'rdma link delete siw0; rdma link delete siw_v0; ip netns exec peer rdma link delete siw_v1
+           rdma link show rxe0/1 > /dev/null 2>&1 || rdma link add rxe0 type rxe netdev eth0' > /dev/null 2>&1
         DEV=rxe0
     else
         g 'rdma link delete rxe0; rdma link delete rxe_v0; ip netns exec peer rdma link delete rxe_v1;

@@ -23,6 +23,7 @@ import io.jdat.Qos;
 import io.jdat.RegionDescription;
 import io.jdat.Registry;
 import io.jdat.RegistryEntry;
+import io.jdat.RmrTriplet;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Field;
@@ -30,9 +31,10 @@ import java.net.InetSocketAddress;
 import java.util.Arrays;
 
 /**
- * How far jdat's send ping-pong is from the floor that any Java program on FFM has (issue 17; docs/verbs.md, "The
- * Java floor"). Two processes, as perftest runs. Each opens two verbs IAs on the same device, one per mode (so each
- * transport polls one connection's CQ, as {@code jdat perf}'s one connection), and connects each to its twin:
+ * How far jdat is from the floor that any Java program on FFM has (issue 17; docs/verbs-performance.md, "The Java
+ * floor"): the send ping-pong by default, the 64 B RDMA Write stream with {@code -Dfloor=write-bw} (below). Two
+ * processes, as perftest runs. Each opens two verbs IAs on the same device, one per mode (so each transport polls
+ * one connection's CQ, as {@code jdat perf}'s one connection), and connects each to its twin:
  * <ul>
  * <li>DAT: {@code dat_evd_dequeue} until the receive, {@code dat_ep_post_recv} of it, a time stamp,
  * {@code dat_ep_post_send} with {@code SUPPRESS} (as {@code jdat perf}'s sample);
@@ -46,8 +48,8 @@ import java.util.Arrays;
  * qemu's TCG) is the same for both. Run in the siw-vm guest ({@code interop/verbs-floor.sh}):
  *
  * <pre>
- *   java -cp ... io.jdat.verbs.VerbsRawPingPong server NETDEV - QUAL ITERS PHASES [WARMUP]
- *   java -cp ... io.jdat.verbs.VerbsRawPingPong client NETDEV SERVER-IP QUAL ITERS PHASES [WARMUP]
+ *   java -cp ... io.jdat.verbs.VerbsFloor server NETDEV - QUAL ITERS PHASES [WARMUP]
+ *   java -cp ... io.jdat.verbs.VerbsFloor client NETDEV SERVER-IP QUAL ITERS PHASES [WARMUP]
  * </pre>
  *
  * The server listens on QUAL (raw) and QUAL + 1 (DAT). Both sides first run WARMUP iterations per mode (50,000:
@@ -56,13 +58,29 @@ import java.util.Arrays;
  * ({@code ib_send_lat}'s {@code tposted[i + 1] - tposted[i]}, one clock reading per iteration in both modes), and
  * last a {@code SUMMARY} line: the median of each mode's phase medians and their ratio. A measurement, not a
  * check: it only fails when a completion does.
+ *
+ * <p>With {@code -Dfloor=write-bw} the two modes run {@code ib_write_bw}'s stream instead ({@code -s 64 -t 16}:
+ * {@code run_iter_bw}): the client keeps {@value #DEPTH} RDMA Writes of 64 B outstanding, a completion asked for
+ * every {@value #EVERY}th ({@code cq_mod}); raw posts them (inline, as the provider does, unless
+ * {@code -Djdat.verbs.inlineBytes=0}: {@code ib_write_bw} posts none inline) through the provider's downcall and polls
+ * {@value #WCS} completions at a time, DAT posts them with {@code dat_ep_post_rdma_write} ({@code SUPPRESS} but for
+ * every {@value #EVERY}th, as {@code jdat perf --signal-every}) and dequeues the request EVD. Each phase ends with
+ * a Send the server waits for (busy, as {@code ib_write_bw -R}'s server); the server's target is in each
+ * connection's private data. ITERS is the writes per phase (a multiple of {@value #EVERY}); the client reports
+ * 10<sup>6</sup> bytes per second from the first post to the last completion, and {@code SUMMARY} gives DAT/raw.
  */
-public final class VerbsRawPingPong {
+public final class VerbsFloor {
     private static final long RECV_BIT = 1L << 62;
     private static final int RAW_RECVS = 8;
     private static final int DAT_RECVS = 2;
     private static final int SIZE = 64;
     private static final int WCS = 16;
+    /** The stream's writes outstanding ({@code ib_write_bw -t 16}) and its completion interval ({@code cq_mod}). */
+    private static final int DEPTH = 16;
+    private static final int EVERY = 16;
+    /** Where the server's buffer takes the stream's writes. */
+    private static final long TARGET = 16384;
+    private static final boolean STREAM = "write-bw".equals(System.getProperty("floor"));
 
     private final VerbsTransport t;
     /** The transport's record of a polling consumer: a raw poll counts as one, so the progress thread stays off. */
@@ -70,6 +88,10 @@ public final class VerbsRawPingPong {
     private final long qp;
     private final long cq;
     private final MemorySegment sendWr;
+    /** The raw stream's RDMA Write, to the peer's target (client). */
+    private final MemorySegment writeWr;
+    /** {@code IBV_SEND_INLINE} when the provider's QP takes {@link #SIZE} bytes inline, else 0. */
+    private final int inline;
     private final MemorySegment recvWrs;
     private final MemorySegment wcs;
     private final long badWr;
@@ -79,12 +101,15 @@ public final class VerbsRawPingPong {
     // the DAT connection
     private final Endpoint ep;
     private final EventDispatcher recvEvd;
+    private final EventDispatcher reqEvd;
+    /** The peer's stream target on the DAT connection (client; set once it is connected). */
+    private RmrTriplet datTarget;
     private final LmrTriplet[] sendIov;
     private final LmrTriplet[][] recvIov;
     private final DatEvent ev = new DatEvent();
 
-    private VerbsRawPingPong(VerbsTransport t, VerbsConnection raw, Arena arena, Side rawSide, Side datSide)
-            throws ReflectiveOperationException {
+    private VerbsFloor(VerbsTransport t, VerbsConnection raw, Arena arena, Side rawSide, Side datSide,
+            RmrTriplet rawTarget) throws ReflectiveOperationException {
         this.t = t;
         Field cf = VerbsTransport.class.getDeclaredField("consumer");
         cf.setAccessible(true);
@@ -93,6 +118,7 @@ public final class VerbsRawPingPong {
         this.cq = field(raw, "cqAddress");
         this.ep = datSide.ep;
         this.recvEvd = datSide.recvEvd;
+        this.reqEvd = datSide.reqEvd;
         int lkey = deviceKey(rawSide.lmr); // the device's lkey (the core's lmr_context is its own handle)
         int ctx = datSide.lmr.lmrContext();
         long base = rawSide.buf.address();
@@ -106,8 +132,19 @@ public final class VerbsRawPingPong {
         sendWr.set(JAVA_LONG, VerbsLayouts.SWR_SG_LIST, sge.address());
         sendWr.set(JAVA_INT, VerbsLayouts.SWR_NUM_SGE, 1);
         sendWr.set(JAVA_INT, VerbsLayouts.SWR_OPCODE, VerbsLayouts.IBV_WR_SEND);
-        sendWr.set(JAVA_INT, VerbsLayouts.SWR_SEND_FLAGS, VerbsLayouts.IBV_SEND_SIGNALED
-                | VerbsLayouts.IBV_SEND_INLINE);
+        // inline as the provider's sends and writes are, when its QP takes SIZE bytes inline (jdat.verbs.inlineBytes)
+        Field mi = VerbsConnection.class.getDeclaredField("maxInline");
+        mi.setAccessible(true);
+        this.inline = mi.getInt(raw) >= SIZE ? VerbsLayouts.IBV_SEND_INLINE : 0;
+        sendWr.set(JAVA_INT, VerbsLayouts.SWR_SEND_FLAGS, VerbsLayouts.IBV_SEND_SIGNALED | inline);
+        writeWr = arena.allocate(VerbsLayouts.SEND_WR);
+        writeWr.set(JAVA_LONG, VerbsLayouts.SWR_SG_LIST, sge.address());
+        writeWr.set(JAVA_INT, VerbsLayouts.SWR_NUM_SGE, 1);
+        writeWr.set(JAVA_INT, VerbsLayouts.SWR_OPCODE, VerbsLayouts.IBV_WR_RDMA_WRITE);
+        if (rawTarget != null) {
+            writeWr.set(JAVA_LONG, VerbsLayouts.SWR_REMOTE_ADDR, rawTarget.targetAddress());
+            writeWr.set(JAVA_INT, VerbsLayouts.SWR_RKEY, rawTarget.rmrContext()); // a verbs rmr_context is the rkey
+        }
         // raw receives: RAW_RECVS slots of SIZE bytes from offset 4096
         recvWrs = arena.allocate(VerbsLayouts.RECV_WR.byteSize() * RAW_RECVS, 8);
         MemorySegment rsges = arena.allocate(VerbsLayouts.SGE.byteSize() * RAW_RECVS, 8);
@@ -133,7 +170,7 @@ public final class VerbsRawPingPong {
 
     /** One IA with its PZ, EVDs, registered buffer and EP; the server's listens on {@code qual}. */
     private record Side(InterfaceAdapter ia, MemorySegment buf, Lmr lmr, EventDispatcher recvEvd,
-            EventDispatcher connEvd, EventDispatcher crEvd, Endpoint ep) {
+            EventDispatcher reqEvd, EventDispatcher connEvd, EventDispatcher crEvd, Endpoint ep) {
         static Side open(String name, String netdev, boolean client, long qual, Arena arena) {
             Registry.addProvider(new RegistryEntry(name, 'u', 1, 2, true, false, "verbs", "jdat", 1, 0,
                     netdev + " 0", ""));
@@ -150,19 +187,23 @@ public final class VerbsRawPingPong {
                 crEvd = EventDispatcher.create(ia, 16, null, EvdFlags.CR);
                 PublicServicePoint.create(ia, qual, crEvd, PspFlags.CONSUMER);
             }
-            return new Side(ia, buf, lmr, recvEvd, connEvd, crEvd, ep);
+            return new Side(ia, buf, lmr, recvEvd, reqEvd, connEvd, crEvd, ep);
         }
 
-        void connect(boolean client, String peer, long qual) {
+        /** Connects; the server accepts with its stream target, which the client gets (the server: null). */
+        RmrTriplet connect(boolean client, String peer, long qual) {
             DatEvent e = new DatEvent();
             if (client) {
                 ep.connect(new InetSocketAddress(peer, 0), qual, 60_000_000, 0, new byte[0], Qos.BEST_EFFORT, 0);
             } else {
                 next(crEvd, e, EventNumber.CONNECTION_REQUEST_EVENT);
                 ConnectionRequest cr = e.cr();
-                cr.accept(ep, 0, new byte[0]);
+                byte[] pd = new byte[RmrTriplet.BYTES];
+                lmr.remoteTriplet(TARGET, SIZE).encode(MemorySegment.ofArray(pd), 0);
+                cr.accept(ep, pd.length, pd);
             }
             next(connEvd, e, EventNumber.CONNECTION_EVENT_ESTABLISHED);
+            return client ? RmrTriplet.decode(MemorySegment.ofArray(e.privateData()), 0) : null;
         }
     }
 
@@ -180,7 +221,7 @@ public final class VerbsRawPingPong {
         if (!client) {
             System.out.println("listening");
         }
-        rawSide.connect(client, peer, qual);
+        RmrTriplet rawTarget = rawSide.connect(client, peer, qual);
         VerbsTransport t = VerbsPollTurn.transport(rawSide.ia);
         VerbsConnection[] cs = t.connections.snapshot();
         for (long end = System.nanoTime() + 10_000_000_000L; cs.length == 0 && System.nanoTime() < end; ) {
@@ -194,11 +235,11 @@ public final class VerbsRawPingPong {
         // while, must not take a raw completion (the peer's first raw Send may come before this side's first raw
         // phase), and it never needs the lock again (no more rdma_cm events on this IA before the exit).
         t.pollLock.lock();
-        VerbsRawPingPong p = new VerbsRawPingPong(t, cs[0], arena, rawSide, datSide);
+        VerbsFloor p = new VerbsFloor(t, cs[0], arena, rawSide, datSide, rawTarget);
         for (int k = 0; k < RAW_RECVS; k++) {
-            p.postRawRecv(k);
+            p.postRawRecv(k); // before the DAT connection: the peer's first raw Send may follow it at once
         }
-        datSide.connect(client, peer, qual + 1);
+        p.datTarget = datSide.connect(client, peer, qual + 1);
         for (int k = 0; k < DAT_RECVS; k++) {
             datSide.ep.postRecv(1, p.recvIov[k], k, CompletionFlags.DEFAULT);
         }
@@ -207,6 +248,28 @@ public final class VerbsRawPingPong {
         double[] datMedians = new double[phases];
         // warm-up: WARMUP iterations of each (C2 without tiers compiles after about 10,000)
         long[] warm = new long[args.length > 6 ? Integer.parseInt(args[6]) : 50_000];
+        if (STREAM) {
+            if (iters % EVERY != 0) {
+                throw new IllegalArgumentException("ITERS: a multiple of " + EVERY);
+            }
+            int w = warm.length / EVERY * EVERY;
+            p.rawStream(client, w);
+            p.datStream(client, w);
+            for (int r = 0; r < phases; r++) {
+                rawMedians[r] = p.rawStream(client, iters);
+                datMedians[r] = p.datStream(client, iters);
+                if (client) {
+                    System.out.printf("phase %d: raw %.3f MB/s, dat %.3f MB/s%n", r, rawMedians[r], datMedians[r]);
+                }
+            }
+            if (client) {
+                double raw = median(rawMedians);
+                double dat = median(datMedians);
+                System.out.printf("SUMMARY raw %.3f dat %.3f ratio %.2f (medians of %d phases, 10^6 B/s)%n", raw,
+                        dat, dat / raw, phases);
+            }
+            System.exit(0);
+        }
         p.raw(client, warm);
         p.dat(client, warm);
         for (int r = 0; r < phases; r++) {
@@ -273,6 +336,77 @@ public final class VerbsRawPingPong {
     }
 
     private long datCookie;
+
+    /**
+     * One raw stream phase of {@code n} writes ({@code ib_write_bw}'s {@code run_iter_bw}: post while fewer than
+     * {@link #DEPTH} are outstanding, every {@link #EVERY}th signalled, then poll), ended by a Send the server waits
+     * for; the client's 10<sup>6</sup> bytes per second from the first post to the last completion.
+     */
+    private double rawStream(boolean client, int n) throws Throwable {
+        if (!client) {
+            awaitRecvAndRepost();
+            return 0;
+        }
+        long base = sendSeen;
+        long scnt = 0;
+        long t0 = System.nanoTime();
+        for (long ccnt = 0; ccnt < n; ccnt = (sendSeen - base) * EVERY) {
+            for (; scnt < n && scnt - ccnt < DEPTH; scnt++) {
+                boolean signal = scnt % EVERY == EVERY - 1;
+                writeWr.set(JAVA_LONG, VerbsLayouts.SWR_WR_ID, scnt);
+                writeWr.set(JAVA_INT, VerbsLayouts.SWR_SEND_FLAGS, inline
+                        | (signal ? VerbsLayouts.IBV_SEND_SIGNALED : 0));
+                int rc = (int) Verbs.POST_SEND.invokeExact(t.postSendFn, qp, writeWr.address(), badWr);
+                if (rc != 0) {
+                    throw new IllegalStateException("post_send (write) " + rc);
+                }
+            }
+            pollOnce();
+        }
+        long ns = System.nanoTime() - t0;
+        sendTaken += n / EVERY;
+        postRawSend(); // the phase's end, for the server
+        awaitSend();
+        return n * (double) SIZE * 1000 / ns;
+    }
+
+    /**
+     * One DAT stream phase of {@code n} writes: {@code dat_ep_post_rdma_write} while fewer than {@link #DEPTH} are
+     * outstanding, every {@link #EVERY}th (and one that fills the window) with an event, the others SUPPRESSed
+     * ({@code jdat perf}'s stream), {@code dat_evd_dequeue} of the request EVD for the next event; then the Send.
+     */
+    private double datStream(boolean client, int n) {
+        if (!client) {
+            datRecvAndRepost();
+            return 0;
+        }
+        long posted = 0;
+        long done = 0;
+        long t0 = System.nanoTime();
+        while (done < n) {
+            for (; posted < n && posted - done < DEPTH; posted++) {
+                boolean event = (posted + 1) % EVERY == 0 || posted + 1 == n || posted + 1 - done == DEPTH;
+                ep.postRdmaWrite(1, sendIov, posted, datTarget, event ? CompletionFlags.DEFAULT
+                        : CompletionFlags.SUPPRESS);
+            }
+            done = awaitRequest("DAT write") + 1;
+        }
+        long ns = System.nanoTime() - t0;
+        ep.postSend(1, sendIov, -1, CompletionFlags.DEFAULT); // the phase's end, for the server
+        awaitRequest("DAT end Send");
+        return n * (double) SIZE * 1000 / ns;
+    }
+
+    /** Busy-dequeues the request EVD's next event; its cookie. */
+    private long awaitRequest(String what) {
+        for (int spins = 1; !reqEvd.dequeue(ev); spins++) {
+            stuck(spins, what + " completion");
+        }
+        if (ev.status() != DtoCompletionStatus.SUCCESS) {
+            throw new IllegalStateException(what + ": " + ev);
+        }
+        return ev.userCookie();
+    }
 
     private void datRecvAndRepost() {
         for (int spins = 1; !recvEvd.dequeue(ev); spins++) { // busy, as jdat perf's poller
