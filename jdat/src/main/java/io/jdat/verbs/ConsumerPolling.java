@@ -46,7 +46,7 @@ final class ConsumerPolling {
      * The default grace, µs: longer than a time slice of a descheduled poller, and long enough that the progress
      * thread looks only ten times a second ({@link #checkMillis} 100 ms) while a consumer busy-polls. Each look
      * wakes the thread onto a CPU the poller may be spinning on: at 50 ms (a look every 25 ms) the looks took about
-     * a tenth of a 64 B RDMA Write stream's rate on rxe in the two-vCPU siw-vm guest (docs/verbs.md).
+     * a tenth of a 64 B RDMA Write stream's rate on rxe in the two-vCPU siw-vm guest (docs/verbs-performance.md).
      */
     static final long DEFAULT_GRACE_MICROS = 200_000;
     /** The longest grace accepted, µs (10 s); a larger value is taken as this. */

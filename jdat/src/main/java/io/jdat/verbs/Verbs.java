@@ -36,7 +36,7 @@ final class Verbs {
      * supports, x86-64 System V, AArch64, ppc64le, s390x and RISC-V, a 64-bit integer argument travels in the same
      * general-purpose register as a pointer). A MemorySegment argument costs, per call, a null and nativeness
      * check and, for a segment of a shared arena, an atomic acquire and release of its session; under C1 (and
-     * under emulation) that was a visible share of the consumer's poll loop (docs/verbs.md, "Where the time
+     * under emulation) that was a visible share of the consumer's poll loop (docs/verbs-performance.md, "Where the time
      * goes"). The callers keep those segments alive themselves: a QP's work requests and completion array are
      * freed only under the locks that serialise their use (the core's EP transmit lock for post_send, the IA's
      * pollLock for poll_cq, the connection's receive lock for post_recv, the SRQ's lock for post_srq_recv).

@@ -184,7 +184,7 @@ final class Poller {
      * without {@code -R}; with {@code -R} they busy-poll the rdma_cm control connection's CQ). On a two-core
      * machine with a software RDMA device (rxe, siw), a third busy thread beside the client's poll and the device's
      * kernel work costs a stream about a third of its rate (measured with {@code ib_write_bw} and a shell busy loop
-     * in the siw-vm guest: docs/verbs.md).
+     * in the siw-vm guest: docs/verbs-performance.md).
      *
      * @param seg      the memory
      * @param offset   the word's offset (8-byte aligned)
