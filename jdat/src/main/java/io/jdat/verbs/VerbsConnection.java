@@ -120,8 +120,13 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     // request may carry (siw: max_sge_rd 1): its parts, chained, posted at once, each signalled.
     /** Device send-queue slots: the EP's request depth times the most parts one request may need. */
     private int sendDepth;
-    /** SGEs a DAT request may fill (its slot's share of {@link #sendSges}). */
+    /** SGEs a DAT request may fill. */
     private int sendSge;
+    /**
+     * A slot's share of {@link #sendSges}: {@link #sendSge}, twice that on siw, whose short payloads across a page
+     * are split in two ({@link VerbsSges#splitShortPageCrossings}).
+     */
+    private int sgeStride;
     /** SGEs one device request may carry: a Send or Write ({@code max_sge}), a Read ({@code max_sge_rd}). */
     private int deviceSge;
     private int deviceSgeRd;
@@ -286,7 +291,8 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         sendSge = Math.max(1, res.maxRequestIov());
         deviceSge = Math.min(sendSge, t.maxSge);
         deviceSgeRd = Math.min(deviceSge, t.maxSgeRd);
-        int parts = (sendSge + deviceSgeRd - 1) / deviceSgeRd + (t.iwarp ? 1 : 0); // + a fenced Read's lead
+        sgeStride = t.siw ? 2 * sendSge : sendSge;
+        int parts = (sgeStride + deviceSgeRd - 1) / deviceSgeRd + (t.iwarp ? 1 : 0); // + a fenced Read's lead
         long needed = (long) res.maxRequests() * parts;
         // Selective signalling needs one slot more, for the marker behind an idle unsignalled tail (SendQueue).
         sendDepth = (int) Math.max(1, Math.min(needed + 1, t.maxQpWr));
@@ -331,11 +337,11 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
         qp = id.get(ADDRESS, offset(CM_ID_HEAD, "qp"));
         int r = call(() -> (int) Verbs.REQ_NOTIFY_CQ.invokeExact(t.reqNotifyFn, cq.address(), 0));
         sendWrs = arena.allocate(SEND_WR, sendDepth);
-        sendSges = arena.allocate(SGE, (long) sendDepth * sendSge);
+        sendSges = arena.allocate(SGE, (long) sendDepth * sgeStride);
         sq = new SendQueue(sendDepth, every);
         for (int i = 0; i < sendDepth; i++) {
             sendWrs.set(ADDRESS, i * SEND_WR.byteSize() + SWR_SG_LIST,
-                    sendSges.asSlice((long) i * sendSge * SGE.byteSize()));
+                    sendSges.asSlice((long) i * sgeStride * SGE.byteSize()));
         }
         if (srq == null) { // with an SRQ, recvBufs stays null and pumpRecv posts nothing
             recvWrs = arena.allocate(RECV_WR, recvDepth);
@@ -574,12 +580,23 @@ final class VerbsConnection implements Channel, Transport.ConnectAttempt, VerbsT
     private void submitLocked(WorkRequest wr) {
         long n = sq.posted();
         int slot = (int) (n % sendDepth);
-        long sgeAt = (long) slot * sendSge * SGE.byteSize();
+        long sgeAt = (long) slot * sgeStride * SGE.byteSize();
         boolean read = wr.op() == WorkRequest.Op.RDMA_READ;
         int count = VerbsSges.fill(sendSges, sgeAt, wr, sendSge, read ? wr.remoteLength() : Long.MAX_VALUE);
         if (count < 0) {
             breakSoon();
             return;
+        }
+        if (t.siw && count > 0) {
+            // siw 6.1 sends a short payload that crosses a page of its source wrongly (VerbsSges): a Read's parts
+            // are split at the responder's pages (siw reads one SGE per part), and a Send's or Write's one SGE at
+            // ours when it is not inline (for the times siw's transmit thread, not the post, sends it).
+            if (read) {
+                count = VerbsSges.splitShortPageCrossings(sendSges, sgeAt, count, wr.remoteAddress());
+            } else if (count == 1 && deviceSge > 1 && wr.totalLength() > maxInline
+                    && (wr.op() == WorkRequest.Op.SEND || wr.op() == WorkRequest.Op.RDMA_WRITE)) {
+                count = VerbsSges.splitShortPageCrossings(sendSges, sgeAt, count, -1);
+            }
         }
         int opcode;
         int flags = VerbsLayouts.IBV_SEND_SIGNALED;
