@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# How far jdat is from the floor of any Java program on FFM (issue 17; docs/verbs-performance.md, "The Java floor"); by default
-# the send ping-pong: per device and round, perftest's ib_send_lat (64 B, -R), then io.jdat.verbs.VerbsFloor as two guest
-# JVMs (C2 only), which alternates phases of the same ping-pong through DAT and through direct post_send / post_recv /
-# poll_cq downcalls in ib_send_lat's order, in one JVM pair. Prints a row per round and the medians:
+# How far jdat is from the floor of any Java program on FFM (issue 17; docs/verbs-performance.md, "The Java
+# floor"); by default the send ping-pong: per device and round, perftest's ib_send_lat (64 B, -R), then
+# io.jdat.verbs.VerbsFloor as two guest JVMs (C2 only), which alternates phases of the same ping-pong through DAT
+# and through direct post_send / post_recv / poll_cq downcalls in ib_send_lat's order, in one JVM pair. Prints a row per round and the medians:
 #   perftest, raw Java, DAT (µs, one-way, medians) and the ratios DAT/raw (the DAT layer's cost, measured within one
 #   JVM pair) and raw/perftest (the floor: Java and FFM against C, across processes); the median row gives each
 #   ratio's median over the rounds.
@@ -15,8 +15,8 @@
 # (its warm-up per mode, 50000; write-bw: 300000 writes), SIW_VM, SIW_VM_NAME (jdat-verbs-floor),
 # PIN ("S C": the servers, perftest's and the JVM, under taskset -c S, the clients under taskset -c C; default
 # unpinned), FLOOR_JOPTS (more options for both JVMs, e.g. -Djdat.verbs.inlineBytes=0: no inline data, as
-# ib_write_bw posts), REUSE=1 (a guest of that name already up with --share $FLOOR_LOG/share), KEEP=1 (leave it up), FLOOR_LOG
-# (target/verbs-floor).
+# ib_write_bw posts), REUSE=1 (a guest of that name already up with --share $FLOOR_LOG/share), KEEP=1 (leave it
+# up), FLOOR_LOG (target/verbs-floor).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 cd "$ROOT"

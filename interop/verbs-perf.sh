@@ -26,8 +26,8 @@
 # PIN ("S C", e.g. "0 1"; default empty: unpinned): both tools' servers on guest CPU S and clients on CPU C, perftest
 # under taskset (the whole one-thread process), jdat perf with --cpu (its measuring thread, once connected; the JIT,
 # GC and the library's threads keep both vCPUs), as ucx_perftest -c. Where the scheduler puts the two busy pollers
-# moves perftest's own read latency between about 29 and 45 us on rxe (docs/verbs-performance.md): pinned, both tools get the
-# same placement in every run.
+# moves perftest's own read latency between about 29 and 45 us on rxe (docs/verbs-performance.md): pinned, both
+# tools get the same placement in every run.
 # Needs jdat-tools/target/jdat-tools.jar (./jdat.sh build), or JAR=another build of it. Environment: SIW_VM, SIW_VM_NAME (default
 # jdat-verbs-perf), PERF_LOG (default target/verbs-perf), LAT_N (latency iterations, 5000), BW_N (1 MiB writes,
 # 400), BW64_N (64 B writes, 20000), WARMUP (jdat's latency warm-up iterations, LAT_N), BW64_WARMUP (jdat's 64 B stream warm-up transfers, 50000), WINDOW (16), SIGNAL_EVERY (a stream's completion interval: ib_write_bw's cq_mod, min(100, WINDOW)), JOPTS (JVM options, see below), REPEAT
@@ -97,8 +97,8 @@ JAVA="/opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC"
 # -Djdat.jmx=false: no MBean registration thread (28% at the start). The warm-up (WARMUP, LAT_N) is for C1 to be
 # done before the measured part. JOPTS= (empty) gives the default JIT.
 JOPTS=${JOPTS--Djdat.jmx=false -XX:TieredStopAtLevel=1}
-# JIT=aot (docs/verbs-performance.md, "AOT cache and C2"): per device, first a training run of each jdat perf command line
-# below (latency, 1 MiB and 64 B bandwidth; server and client) with -XX:AOTCacheOutput (JEP 514's one-step
+# JIT=aot (docs/verbs-performance.md, "AOT cache and C2"): per device, first a training run of each jdat perf
+# command line below (latency, 1 MiB and 64 B bandwidth; server and client) with -XX:AOTCacheOutput (JEP 514's one-step
 # training: at the JVM's exit it writes the cache with the classes loaded and linked, JEP 483, and the methods'
 # profiles, JEP 515), in the guest, with the same JDK (/opt/jdk), jar path (/mnt/host/jdat-tools.jar) and JVM
 # options as the measured runs, which then start with -XX:AOTCache and -XX:AOTMode=on (a cache that does not fit
@@ -119,7 +119,8 @@ AOT_BW64_WARMUP=${AOT_BW64_WARMUP:-300000}
 # first GCs are over before the measured 5,000-20,000.
 BW64_WARMUP=${BW64_WARMUP:-50000}
 # JIT=c2: C2 alone (-XX:-TieredCompilation): the interpreter profiles, C2 compiles; no C1 code whose entry HotSpot
-# patches (the guest crashes of the tiered JIT, docs/verbs-performance.md) and no training. Its warm-ups are the AOT cache's.
+# patches (the guest crashes of the tiered JIT, docs/verbs-performance.md) and no training. Its warm-ups are the
+# AOT cache's.
 C2_JOPTS=${C2_JOPTS--Djdat.jmx=false -XX:-TieredCompilation}
 C2_WARMUP=${C2_WARMUP:-100000}
 C2_BW64_WARMUP=${C2_BW64_WARMUP:-300000}
@@ -184,7 +185,8 @@ for DEV in "${DEVICES[@]}"; do
         $JAVA $(jopts "$mode" "$t" client) $perf --client 10.0.2.15:18515 --csv --no-verify --server-idle $SERVER_IDLE $JD_CLIENT $*; rc=\$?; $end; cat /tmp/jp-server.log >&2; exit \$rc"; }
     # One jdat perf run ($1 mode, $2 test, $3 the output file, $4 the client's options), repeated up to 3 times
     # while its output lacks a figure (lat: 3 rows, bw: 1): under TCG a guest JVM with the full tiered JIT now and
-    # then dies where HotSpot patches a C1 method's entry (docs/verbs-performance.md, "Both JITs, twice on both devices"). A
+    # then dies where HotSpot patches a C1 method's entry (docs/verbs-performance.md, "Both JITs, twice on both
+    # devices"). A
     # failed try's output is kept as FILE.failed-N and named in crashes.log.
     jdat_try() {
         local mode=$1 t=$2 out=$3 opts=$4 try rows=1

@@ -67,7 +67,8 @@ import java.util.Arrays;
  * every {@value #EVERY}th, as {@code jdat perf --signal-every}) and dequeues the request EVD. Each phase ends with
  * a Send the server waits for (busy, as {@code ib_write_bw -R}'s server); the server's target is in each
  * connection's private data. ITERS is the writes per phase (a multiple of {@value #EVERY}); the client reports
- * 10<sup>6</sup> bytes per second from the first post to the last completion, and {@code SUMMARY} gives DAT/raw.
+ * 10<sup>6</sup> bytes per second from the first post to the last completion, its measuring thread's user and system
+ * CPU time per write in each mode ({@code /proc/thread-self/stat}), and {@code SUMMARY} gives DAT/raw.
  */
 public final class VerbsFloor {
     private static final long RECV_BIT = 1L << 62;
@@ -255,14 +256,28 @@ public final class VerbsFloor {
             int w = warm.length / EVERY * EVERY;
             p.rawStream(client, w);
             p.datStream(client, w);
+            long[] rawCpu = new long[2];
+            long[] datCpu = new long[2];
             for (int r = 0; r < phases; r++) {
+                long[] c0 = threadCpuTicks();
                 rawMedians[r] = p.rawStream(client, iters);
+                long[] c1 = threadCpuTicks();
                 datMedians[r] = p.datStream(client, iters);
+                long[] c2 = threadCpuTicks();
+                for (int k = 0; k < 2; k++) {
+                    rawCpu[k] += c1[k] - c0[k];
+                    datCpu[k] += c2[k] - c1[k];
+                }
                 if (client) {
                     System.out.printf("phase %d: raw %.3f MB/s, dat %.3f MB/s%n", r, rawMedians[r], datMedians[r]);
                 }
             }
             if (client) {
+                // The measuring thread's CPU time per write, user and system (clock ticks of 10 ms over all phases):
+                // the system part holds the doorbell's system call, in which rxe builds and sends the packet.
+                double per = 10_000.0 / ((double) iters * phases);
+                System.out.printf("CPU per write, us: raw user %.1f system %.1f, dat user %.1f system %.1f%n",
+                        rawCpu[0] * per, rawCpu[1] * per, datCpu[0] * per, datCpu[1] * per);
                 double raw = median(rawMedians);
                 double dat = median(datMedians);
                 System.out.printf("SUMMARY raw %.3f dat %.3f ratio %.2f (medians of %d phases, 10^6 B/s)%n", raw,
@@ -503,6 +518,13 @@ public final class VerbsFloor {
         System.out.printf("%s phase %d: median %.2f us, min %.2f, p90 %.2f%n", mode, phase, med, half[0],
                 half[half.length * 9 / 10]);
         return med;
+    }
+
+    /** This thread's user and system CPU time so far, in clock ticks ({@code /proc/thread-self/stat}, fields 14-15). */
+    private static long[] threadCpuTicks() throws java.io.IOException {
+        String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // f[0] is field 3, the state
+        return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
     }
 
     private static double median(double[] v) {
