@@ -244,32 +244,32 @@ public final class VerbsFloor {
         for (int k = 0; k < DAT_RECVS; k++) {
             datSide.ep.postRecv(1, p.recvIov[k], k, CompletionFlags.DEFAULT);
         }
-        long[] stamps = new long[iters];
-        double[] rawMedians = new double[phases];
-        double[] datMedians = new double[phases];
+        // each phase's figure: its median latency (µs), or its stream's rate (10^6 B/s)
+        double[] rawPhases = new double[phases];
+        double[] datPhases = new double[phases];
         // warm-up: WARMUP iterations of each (C2 without tiers compiles after about 10,000)
-        long[] warm = new long[args.length > 6 ? Integer.parseInt(args[6]) : 50_000];
+        int warmup = args.length > 6 ? Integer.parseInt(args[6]) : 50_000;
         if (STREAM) {
             if (iters % EVERY != 0) {
                 throw new IllegalArgumentException("ITERS: a multiple of " + EVERY);
             }
-            int w = warm.length / EVERY * EVERY;
+            int w = warmup / EVERY * EVERY;
             p.rawStream(client, w);
             p.datStream(client, w);
             long[] rawCpu = new long[2];
             long[] datCpu = new long[2];
             for (int r = 0; r < phases; r++) {
                 long[] c0 = threadCpuTicks();
-                rawMedians[r] = p.rawStream(client, iters);
+                rawPhases[r] = p.rawStream(client, iters);
                 long[] c1 = threadCpuTicks();
-                datMedians[r] = p.datStream(client, iters);
+                datPhases[r] = p.datStream(client, iters);
                 long[] c2 = threadCpuTicks();
                 for (int k = 0; k < 2; k++) {
                     rawCpu[k] += c1[k] - c0[k];
                     datCpu[k] += c2[k] - c1[k];
                 }
                 if (client) {
-                    System.out.printf("phase %d: raw %.3f MB/s, dat %.3f MB/s%n", r, rawMedians[r], datMedians[r]);
+                    System.out.printf("phase %d: raw %.3f MB/s, dat %.3f MB/s%n", r, rawPhases[r], datPhases[r]);
                 }
             }
             if (client) {
@@ -278,24 +278,26 @@ public final class VerbsFloor {
                 double per = 10_000.0 / ((double) iters * phases);
                 System.out.printf("CPU per write, us: raw user %.1f system %.1f, dat user %.1f system %.1f%n",
                         rawCpu[0] * per, rawCpu[1] * per, datCpu[0] * per, datCpu[1] * per);
-                double raw = median(rawMedians);
-                double dat = median(datMedians);
+                double raw = median(rawPhases);
+                double dat = median(datPhases);
                 System.out.printf("SUMMARY raw %.3f dat %.3f ratio %.2f (medians of %d phases, 10^6 B/s)%n", raw,
                         dat, dat / raw, phases);
             }
             System.exit(0);
         }
+        long[] stamps = new long[iters];
+        long[] warm = new long[warmup];
         p.raw(client, warm);
         p.dat(client, warm);
         for (int r = 0; r < phases; r++) {
             p.raw(client, stamps);
-            rawMedians[r] = report(client, "raw", r, stamps);
+            rawPhases[r] = report(client, "raw", r, stamps);
             p.dat(client, stamps);
-            datMedians[r] = report(client, "dat", r, stamps);
+            datPhases[r] = report(client, "dat", r, stamps);
         }
         if (client) {
-            double raw = median(rawMedians);
-            double dat = median(datMedians);
+            double raw = median(rawPhases);
+            double dat = median(datPhases);
             System.out.printf("SUMMARY raw %.2f dat %.2f ratio %.2f (medians of %d phase medians, us)%n", raw, dat,
                     dat / raw, phases);
         }
